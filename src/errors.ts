@@ -1,0 +1,95 @@
+/**
+ * The one catalogue of error codes. Every failure that reaches a user is an {@link ExectlError}
+ * carrying one of these codes; the code alone decides the HTTP status (in the service's error
+ * funnel) and the process exit code (in `cli/main.ts`). Nothing else maps errors to numbers.
+ */
+export const ERROR_CATALOGUE = {
+  /** Wrong HTTP method on /exec. */
+  method_not_allowed: { status: 405, exit: 2 },
+  /** Missing/invalid Authorization header, or a token that fails §1.5. */
+  unauthorized: { status: 401, exit: 3 },
+  /** The key's rate-limit bucket is empty. */
+  rate_limited: { status: 429, exit: 6 },
+  /** Request body over the 65536-byte limit. */
+  body_too_large: { status: 413, exit: 2 },
+  /** Empty body, NUL byte, or a command line that does not lex. */
+  bad_request: { status: 400, exit: 2 },
+  /** The first word(s) name no command. */
+  unknown_command: { status: 404, exit: 5 },
+  /** The command path is not in the token's cmds. */
+  forbidden: { status: 403, exit: 4 },
+  /** A command ran past its deadline. */
+  timeout: { status: 504, exit: 7 },
+  /** A command ran and failed: bad arguments, not found, invalid input. */
+  command_failed: { status: 422, exit: 1 },
+  /** The VM proxy could not reach the VM's server. */
+  bad_gateway: { status: 502, exit: 9 },
+  /** Anything unexpected. The message shown is always just "internal error". */
+  internal: { status: 500, exit: 9 },
+  /** Client side: wrong flags or arguments given to exectl itself. */
+  usage: { status: 400, exit: 2 },
+  /** Client side: a key could not be loaded or could not sign. */
+  key_error: { status: 400, exit: 2 },
+  /** Client side: the server could not be reached at all. */
+  unreachable: { status: 502, exit: 8 },
+  /** Client side: `inspect` on a token that is well-formed but not valid now (expired...). */
+  token_invalid: { status: 401, exit: 1 },
+  /** Client side: `inspect` on a token that cannot be decoded. */
+  token_malformed: { status: 401, exit: 2 },
+} as const satisfies Record<string, { status: number; exit: number }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export interface ExectlErrorOptions {
+  /** One short clause telling the user what to do next (shown by the CLI after " — "). */
+  hint?: string;
+  /** A JSON body to send instead of `{"error": message}` (e.g. `rm`'s partial result). */
+  body?: unknown;
+  /** Extra response headers that belong to this error (e.g. `Retry-After`). */
+  headers?: Record<string, string>;
+  /** Detail for logs only; never shown to the client (e.g. why a signature failed). */
+  logDetail?: string;
+  cause?: unknown;
+}
+
+/** An expected failure with a stable code. Anything else thrown is an internal error. */
+export class ExectlError extends Error {
+  readonly code: ErrorCode;
+  readonly hint: string | undefined;
+  readonly body: unknown;
+  readonly headers: Record<string, string>;
+  readonly logDetail: string | undefined;
+
+  constructor(code: ErrorCode, message: string, options: ExectlErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ExectlError';
+    this.code = code;
+    this.hint = options.hint;
+    this.body = options.body;
+    this.headers = options.headers ?? {};
+    this.logDetail = options.logDetail;
+  }
+
+  get status(): number {
+    return ERROR_CATALOGUE[this.code].status;
+  }
+
+  get exitCode(): number {
+    return ERROR_CATALOGUE[this.code].exit;
+  }
+}
+
+/**
+ * The exit code that belongs to an HTTP status received from a server (§8 exit-code table).
+ * The catalogue lists the server-side codes first, so the first match is the right one.
+ */
+export function exitCodeForStatus(status: number): number {
+  const entry = Object.values(ERROR_CATALOGUE).find((e) => e.status === status);
+  if (entry) return entry.exit;
+  return status >= 500 ? ERROR_CATALOGUE.internal.exit : ERROR_CATALOGUE.bad_request.exit;
+}
+
+/** Shorthand for the most common command failure: 422 with one clear sentence. */
+export function commandFailed(message: string, options?: ExectlErrorOptions): ExectlError {
+  return new ExectlError('command_failed', message, options);
+}
