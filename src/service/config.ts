@@ -1,0 +1,55 @@
+import type { RateLimit } from './http/rate-limit.js';
+
+/** A host and port to listen on. Port 0 asks the OS for a free port (tests use it). */
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+/** Receives one finished log line; the service never writes to the console itself. */
+export type LogSink = (line: string) => void;
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** Everything `createService` needs; the CLI builds it from flags, env and defaults. */
+export interface ServiceConfig {
+  listen: ListenAddress;
+  /** null when `--ssh-listen off`. */
+  sshListen: ListenAddress | null;
+  reflectionListen: ListenAddress;
+  /** Holds exectl.db, the SSH host key and the VM disks. Must exist. */
+  dataDir: string;
+  domain: string;
+  tls: { cert: Buffer; key: Buffer } | null;
+  runtime: 'auto' | 'bwrap' | 'process';
+  /** null disables rate limiting (`--rate-limit 0`). */
+  rateLimit: RateLimit | null;
+  logLevel: LogLevel;
+  log: LogSink;
+  /** Per-command deadline (SPEC §2: 30 s). Tests shorten it. */
+  commandDeadlineMs: number;
+}
+
+export const DEFAULTS = {
+  listen: '127.0.0.1:7070',
+  sshListen: '127.0.0.1:7022',
+  reflectionListen: '127.0.0.1:7071',
+  domain: 'localhost',
+  rateLimit: '60/60s',
+  commandDeadlineMs: 30_000,
+  bodyLimit: 65_536,
+} as const;
+
+/**
+ * Parses `HOST:PORT`, `[IPv6]:PORT` or a bare `PORT` (which binds loopback: the server is
+ * never exposed unless the user names an address). Returns an error sentence on bad input.
+ */
+export function parseListenAddress(text: string): ListenAddress | { error: string } {
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(text) ?? /^()()(\d{1,5})$/.exec(text);
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port > 65535) {
+    return { error: `invalid listen address "${text}": expected HOST:PORT such as 127.0.0.1:7070` };
+  }
+  const host = m[1] || m[2] || '127.0.0.1';
+  return { host, port };
+}

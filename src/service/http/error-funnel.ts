@@ -1,0 +1,48 @@
+import type { ServerResponse } from 'node:http';
+import { ExectlError } from '../../errors.js';
+
+/** What the funnel reports to the request log: the status sent and, for 500s, the cause. */
+export interface FunnelOutcome {
+  status: number;
+  detail?: string;
+}
+
+/**
+ * The single place where a failure becomes an HTTP status. An {@link ExectlError} answers with
+ * its catalogue status, its own headers and `{"error": message}` (or its explicit body);
+ * anything else is a bug: 500 `internal error`, with the cause returned for the log only.
+ */
+export function sendError(res: ServerResponse, err: unknown): FunnelOutcome {
+  if (err instanceof ExectlError && err.code !== 'internal') {
+    const body = err.body === undefined ? { error: err.message } : err.body;
+    writeJson(res, err.status, body, err.headers);
+    return err.logDetail === undefined
+      ? { status: err.status }
+      : { status: err.status, detail: err.logDetail };
+  }
+  writeJson(res, 500, { error: 'internal error' }, {});
+  const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  return { status: 500, detail };
+}
+
+/** Writes a JSON body followed by a newline, as every /exec answer is. */
+export function writeJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string>,
+): void {
+  if (res.headersSent) {
+    // Too late for a status (a streamed answer failed midway): cut the connection so the
+    // client sees a truncated response instead of a silently short one.
+    res.destroy();
+    return;
+  }
+  const text = JSON.stringify(body) + '\n';
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}

@@ -1,0 +1,75 @@
+/**
+ * Per-key token buckets (SPEC §2): each key holds at most `capacity` requests and regains
+ * `capacity` over `refillMs`, continuously. A bucket that has refilled completely is forgotten,
+ * so memory is bounded by the keys active within one refill period.
+ */
+export interface RateLimit {
+  capacity: number;
+  refillMs: number;
+}
+
+export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+interface Bucket {
+  tokens: number;
+  updatedAt: number;
+}
+
+export class RateLimiter {
+  readonly #limit: RateLimit;
+  readonly #now: () => number;
+  readonly #buckets = new Map<string, Bucket>();
+  #lastSweep = 0;
+
+  constructor(limit: RateLimit, now: () => number = Date.now) {
+    this.#limit = limit;
+    this.#now = now;
+  }
+
+  /** Takes one request from `key`'s bucket, or says how long until one would pass. */
+  take(key: string): RateDecision {
+    const now = this.#now();
+    const { capacity, refillMs } = this.#limit;
+    const bucket = this.#buckets.get(key) ?? { tokens: capacity, updatedAt: now };
+    const refilled = Math.min(
+      capacity,
+      bucket.tokens + ((now - bucket.updatedAt) * capacity) / refillMs,
+    );
+    if (refilled >= 1) {
+      this.#buckets.set(key, { tokens: refilled - 1, updatedAt: now });
+      this.#sweep(now);
+      return { allowed: true };
+    }
+    this.#buckets.set(key, { tokens: refilled, updatedAt: now });
+    const msUntilOne = ((1 - refilled) * refillMs) / capacity;
+    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(msUntilOne / 1000)) };
+  }
+
+  /** Drops buckets that are full again; runs at most once per refill period. */
+  #sweep(now: number): void {
+    if (now - this.#lastSweep < this.#limit.refillMs) return;
+    this.#lastSweep = now;
+    for (const [key, bucket] of this.#buckets) {
+      if (now - bucket.updatedAt >= this.#limit.refillMs) this.#buckets.delete(key);
+    }
+  }
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/**
+ * Parses `--rate-limit`: `N/DURATION` (e.g. `60/60s`, `10/1m`, `100/500ms`) or `0` (disabled,
+ * returns null). Returns an error sentence instead of throwing, for the config layer to report.
+ */
+export function parseRateLimit(text: string): RateLimit | null | { error: string } {
+  if (text.trim() === '0') return null;
+  const m = /^(\d+)\/(\d+)(ms|s|m|h)$/.exec(text.trim());
+  if (!m)
+    return { error: `invalid rate limit "${text}": expected N/DURATION such as 60/60s, or 0` };
+  const capacity = Number(m[1]);
+  const refillMs = Number(m[2]) * UNIT_MS[m[3]!]!;
+  if (capacity === 0) return null;
+  if (refillMs === 0)
+    return { error: `invalid rate limit "${text}": the duration must be positive` };
+  return { capacity, refillMs };
+}
