@@ -1,0 +1,23 @@
+import Database from 'better-sqlite3';
+
+/**
+ * Opens (creating if needed) the SQLite file with the settings the store's guarantees rest on:
+ * - WAL: readers never block the writer, and a commit is one append to the log;
+ * - `synchronous = FULL`: a commit returns only after the log is synced, so anything the
+ *   store acknowledged survives `kill -9` and power loss;
+ * - `foreign_keys = ON`: cascades and references are enforced (SQLite's default is off);
+ * - a busy timeout, so a second process (e.g. `exectl serve accounts add` next to a running
+ *   server) waits for the write lock instead of failing at once.
+ */
+export function openDatabase(path: string, busyTimeoutMs: number): Database.Database {
+  const db = new Database(path, { timeout: busyTimeoutMs });
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}

@@ -1,0 +1,21 @@
+// The store's public surface: the only way the rest of the service reaches SQLite.
+export { openStore, type Store, type StoreOptions } from './store.js';
+export { StoreConflictError, type StoreConflictKind } from './conflicts.js';
+export type { Account, AccountStore, RemovedAccount } from './accounts.js';
+export type { KeyStore, NewSshKey, SshKeyRecord } from './keys.js';
+export type { AccountTeam, TeamMember, TeamRecord, TeamRole, TeamStore } from './teams.js';
+export type { NewVm, Visibility, VmRecord, VmStore } from './vms.js';
+export type { ShareRecord, ShareStore } from './shares.js';
+export {
+  INTEGRATION_TYPES,
+  REFLECTION_FIELDS,
+  type AttachmentSpec,
+  type IntegrationChanges,
+  type IntegrationRecord,
+  type IntegrationStore,
+  type IntegrationType,
+  type NewIntegration,
+  type ReflectionField,
+  type VmIdentity,
+} from './integrations.js';
+export type { Svc1Record, Svc1Request, Svc1Store } from './svc1.js';

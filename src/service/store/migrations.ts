@@ -1,0 +1,120 @@
+/** One schema step. `version` is what `PRAGMA user_version` holds once the step is applied. */
+export interface Migration {
+  readonly version: number;
+  readonly description: string;
+  readonly sql: string;
+}
+
+/**
+ * The schema, as an append-only list numbered 1, 2, 3, ... Never edit a step that has shipped:
+ * add the next one. Conventions: every table is STRICT; times are RFC 3339 UTC text; a row
+ * owned by an account disappears with it through `ON DELETE CASCADE`; emails compare
+ * case-insensitively (`COLLATE NOCASE`, ASCII folding).
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'accounts, teams, ssh keys, vms, shares, integrations, svc1 handles',
+    sql: `
+      CREATE TABLE accounts (
+        id INTEGER PRIMARY KEY,
+        user_id TEXT NOT NULL UNIQUE,
+        email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        created_at TEXT NOT NULL
+      ) STRICT;
+
+      -- Every account owns exactly one team, created with it and deleted with it.
+      CREATE TABLE teams (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        owner_account_id INTEGER NOT NULL UNIQUE REFERENCES accounts(id) ON DELETE CASCADE,
+        created_at TEXT NOT NULL
+      ) STRICT;
+
+      -- account_id is the primary key: an account is in exactly one team at a time.
+      CREATE TABLE team_members (
+        account_id INTEGER PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+        team_id INTEGER NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+        role TEXT NOT NULL CHECK (role IN ('owner', 'member')),
+        joined_at TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX team_members_by_team ON team_members(team_id);
+
+      CREATE TABLE ssh_keys (
+        id INTEGER PRIMARY KEY,
+        fingerprint TEXT NOT NULL UNIQUE,
+        account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        public_key TEXT NOT NULL,
+        key_type TEXT NOT NULL,
+        added_at TEXT NOT NULL,
+        last_used_at TEXT,
+        UNIQUE (account_id, name)
+      ) STRICT;
+
+      CREATE TABLE vms (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        emoji TEXT NOT NULL,
+        status TEXT NOT NULL,
+        comment TEXT NOT NULL DEFAULT '',
+        default_port INTEGER NOT NULL DEFAULT 8000 CHECK (default_port BETWEEN 1 AND 65535),
+        visibility TEXT NOT NULL DEFAULT 'private' CHECK (visibility IN ('private', 'public')),
+        env TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(env) AND json_type(env) = 'object'),
+        setup_script TEXT,
+        reflection_secret TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX vms_by_account ON vms(account_id);
+
+      CREATE TABLE vm_tags (
+        vm_id INTEGER NOT NULL REFERENCES vms(id) ON DELETE CASCADE,
+        tag TEXT NOT NULL,
+        PRIMARY KEY (vm_id, tag)
+      ) STRICT, WITHOUT ROWID;
+
+      CREATE TABLE vm_shares (
+        vm_id INTEGER NOT NULL REFERENCES vms(id) ON DELETE CASCADE,
+        email TEXT NOT NULL COLLATE NOCASE,
+        added_at TEXT NOT NULL,
+        PRIMARY KEY (vm_id, email)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX vm_shares_by_email ON vm_shares(email);
+
+      -- headers is a JSON array of "K: V" strings. They are secrets: never log them.
+      CREATE TABLE integrations (
+        id INTEGER PRIMARY KEY,
+        account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        type TEXT NOT NULL CHECK (type IN ('reflection', 'llm', 'github', 'http-proxy')),
+        comment TEXT NOT NULL DEFAULT '',
+        target TEXT,
+        headers TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(headers) AND json_type(headers) = 'array'),
+        reflection_fields TEXT NOT NULL DEFAULT '[]'
+          CHECK (json_valid(reflection_fields) AND json_type(reflection_fields) = 'array'),
+        created_at TEXT NOT NULL,
+        UNIQUE (account_id, name)
+      ) STRICT;
+
+      CREATE TABLE integration_attachments (
+        integration_id INTEGER NOT NULL REFERENCES integrations(id) ON DELETE CASCADE,
+        spec TEXT NOT NULL CHECK (spec = 'auto:all' OR spec GLOB 'tag:?*' OR spec GLOB 'vm:?*'),
+        PRIMARY KEY (integration_id, spec)
+      ) STRICT, WITHOUT ROWID;
+
+      -- One svc1 per (key, namespace, payload): the signature is not part of the identity because
+      -- ECDSA signatures are randomized and malleable. Removing the key removes its handles.
+      CREATE TABLE svc1_handles (
+        handle TEXT PRIMARY KEY,
+        fingerprint TEXT NOT NULL REFERENCES ssh_keys(fingerprint) ON DELETE CASCADE,
+        namespace TEXT NOT NULL,
+        payload_hash TEXT NOT NULL,
+        svc0 TEXT NOT NULL,
+        exp INTEGER,
+        created_at TEXT NOT NULL,
+        UNIQUE (fingerprint, namespace, payload_hash)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
+];

@@ -1,0 +1,73 @@
+import { accountStore, type AccountStore } from './accounts.js';
+import { openDatabase } from './connection.js';
+import { toTimestamp, type StoreContext } from './context.js';
+import { integrationStore, type IntegrationStore } from './integrations.js';
+import { KeyUseBuffer } from './key-usage.js';
+import { keyStore, type KeyStore } from './keys.js';
+import { migrate } from './migrate.js';
+import { shareStore, type ShareStore } from './shares.js';
+import { svc1Store, type Svc1Store } from './svc1.js';
+import { teamStore, type TeamStore } from './teams.js';
+import { vmStore, type VmStore } from './vms.js';
+
+/**
+ * The server's persistence. Every method is synchronous and every write is one transaction:
+ * when a write method returns, the change is committed and durable. Refused changes throw
+ * {@link StoreConflictError} (422 `command_failed`); a record that does not exist is
+ * `undefined` from a getter. The store checks integrity only — who may do what is for the
+ * commands to decide.
+ */
+export interface Store
+  extends AccountStore, KeyStore, TeamStore, VmStore, ShareStore, IntegrationStore, Svc1Store {
+  /** The database file. */
+  readonly path: string;
+  /** Flushes buffered key-use times and closes the database. Calling it again does nothing. */
+  close(): void;
+}
+
+export interface StoreOptions {
+  /** The clock for every timestamp the store writes. Default: the system clock. */
+  now?: () => Date;
+  /** Longest delay before buffered key-use times are written. Default 5000 ms. */
+  keyUseFlushMs?: number;
+  /** How long a write waits for another process's write lock. Default 5000 ms. */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Opens the store at `path` (a file, e.g. `<data>/exectl.db`; its folder must exist), creating
+ * the database and applying pending schema migrations.
+ */
+export function openStore(path: string, options: StoreOptions = {}): Store {
+  const now = options.now ?? (() => new Date());
+  const db = openDatabase(path, options.busyTimeoutMs ?? 5000);
+  try {
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  const ctx: StoreContext = { db, timestamp: () => toTimestamp(now()) };
+  const keyUse = new KeyUseBuffer(ctx, options.keyUseFlushMs ?? 5000);
+  const integrations = integrationStore(ctx);
+  const vms = vmStore(ctx);
+
+  return {
+    path,
+    ...accountStore(ctx, { ...integrations, ...vms }),
+    ...keyStore(ctx, keyUse),
+    ...teamStore(ctx),
+    ...vms,
+    ...shareStore(ctx),
+    ...integrations,
+    ...svc1Store(ctx),
+    close() {
+      if (!db.open) return;
+      try {
+        keyUse.flush();
+      } finally {
+        db.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,75 @@
+// The shape of a VM as stored and as returned, and the SQL that reads it.
+
+export type Visibility = 'private' | 'public';
+
+export interface VmRecord {
+  id: number;
+  /** Globally unique: the VM proxy routes `<name>.<domain>` to it. */
+  name: string;
+  /** The owner. */
+  accountId: number;
+  emoji: string;
+  /** Set by the VM runtime (e.g. `running`, `stopped`); the store does not interpret it. */
+  status: string;
+  /** Sorted, without duplicates. */
+  tags: string[];
+  /** `''` when none. */
+  comment: string;
+  defaultPort: number;
+  visibility: Visibility;
+  env: Record<string, string>;
+  setupScript: string | null;
+  /** 32 random bytes, base64url; identifies the VM on the reflection listener. SECRET. */
+  reflectionSecret: string;
+  createdAt: string;
+}
+
+export interface VmRow {
+  id: number;
+  name: string;
+  account_id: number;
+  emoji: string;
+  status: string;
+  comment: string;
+  default_port: number;
+  visibility: Visibility;
+  env: string;
+  setup_script: string | null;
+  reflection_secret: string;
+  created_at: string;
+  tags: string;
+}
+
+export const VM_COLUMNS = `v.id, v.name, v.account_id, v.emoji, v.status, v.comment, v.default_port,
+  v.visibility, v.env, v.setup_script, v.reflection_secret, v.created_at,
+  (SELECT json_group_array(t.tag ORDER BY t.tag) FROM vm_tags t WHERE t.vm_id = v.id) AS tags`;
+
+/** The hot-path lookups, exported so a test can check their query plans. */
+export const GET_VM_BY_NAME_SQL = `SELECT ${VM_COLUMNS} FROM vms v WHERE v.name = ?`;
+export const GET_VM_BY_REFLECTION_SECRET_SQL = `SELECT ${VM_COLUMNS} FROM vms v WHERE v.reflection_secret = ?`;
+export const LIST_VMS_VISIBLE_TO_SQL = `SELECT ${VM_COLUMNS} FROM vms v
+  WHERE v.id IN (
+    SELECT id FROM vms WHERE account_id = @accountId
+    UNION
+    SELECT vm_id FROM vm_shares WHERE email = (SELECT email FROM accounts WHERE id = @accountId))
+  AND (@pattern IS NULL OR v.name GLOB @pattern
+       OR EXISTS (SELECT 1 FROM vm_tags t WHERE t.vm_id = v.id AND t.tag GLOB @pattern))
+  ORDER BY v.name`;
+
+export function toVmRecord(row: VmRow): VmRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    accountId: row.account_id,
+    emoji: row.emoji,
+    status: row.status,
+    tags: JSON.parse(row.tags) as string[],
+    comment: row.comment,
+    defaultPort: row.default_port,
+    visibility: row.visibility,
+    env: JSON.parse(row.env) as Record<string, string>,
+    setupScript: row.setup_script,
+    reflectionSecret: row.reflection_secret,
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,235 @@
+import { StoreConflictError, withUniqueMessages } from './conflicts.js';
+import { writeTransaction, type StoreContext } from './context.js';
+import { newReflectionSecret } from './random-ids.js';
+import {
+  GET_VM_BY_NAME_SQL,
+  GET_VM_BY_REFLECTION_SECRET_SQL,
+  LIST_VMS_VISIBLE_TO_SQL,
+  VM_COLUMNS,
+  toVmRecord,
+  type Visibility,
+  type VmRecord,
+  type VmRow,
+} from './vm-records.js';
+
+export type { Visibility, VmRecord } from './vm-records.js';
+
+export interface NewVm {
+  accountId: number;
+  name: string;
+  emoji: string;
+  status: string;
+  tags?: string[];
+  comment?: string;
+  /** Default 8000. */
+  defaultPort?: number;
+  /** Default `private`. */
+  visibility?: Visibility;
+  env?: Record<string, string>;
+  setupScript?: string | null;
+  /** Names of the owner's integrations to attach to this VM (`vm:<name>`), atomically. */
+  integrations?: string[];
+}
+
+export interface VmStore {
+  /**
+   * Creates the VM record with its tags and integration attachments in one transaction.
+   * Conflicts: `vm "n" already exists`; `integration "i" not found`.
+   */
+  createVm(input: NewVm): VmRecord;
+  getVm(vmId: number): VmRecord | undefined;
+  /** Hot path (VM proxy, every command naming a VM): one indexed lookup. */
+  getVmByName(name: string): VmRecord | undefined;
+  /** Hot path (reflection listener): one indexed lookup. */
+  getVmByReflectionSecret(secret: string): VmRecord | undefined;
+  /** The account's own VMs, by name. */
+  listVmsOwnedBy(accountId: number): VmRecord[];
+  /**
+   * The account's own VMs and those shared with its email, by name. With `pattern`, only VMs
+   * whose name or one of whose tags matches it as an SQLite GLOB (`*`, `?`, `[...]`,
+   * case-sensitive).
+   */
+  listVmsVisibleTo(accountId: number, pattern?: string): VmRecord[];
+  /** Renames the VM and moves the owner's `vm:<old>` attachments to `vm:<new>`, atomically. */
+  renameVm(vmId: number, newName: string): VmRecord;
+  /** Replaces the VM's tags. */
+  setTags(vmId: number, tags: readonly string[]): VmRecord;
+  /** Adds tags; ones already set are ignored. */
+  addTags(vmId: number, tags: readonly string[]): VmRecord;
+  /** Removes tags; ones not set are ignored. */
+  removeTags(vmId: number, tags: readonly string[]): VmRecord;
+  setComment(vmId: number, comment: string): VmRecord;
+  setDefaultPort(vmId: number, port: number): VmRecord;
+  setVisibility(vmId: number, visibility: Visibility): VmRecord;
+  setStatus(vmId: number, status: string): VmRecord;
+  /**
+   * Deletes the record with its tags, shares and the owner's `vm:<name>` attachments (so a
+   * later VM of that name does not inherit them); returns what was deleted. The VM's disk and
+   * processes are the VM runtime's business.
+   */
+  deleteVm(vmId: number): VmRecord;
+}
+
+// The owner's attachments naming one VM, for rename and delete.
+const OWNER_VM_ATTACHMENTS = `spec = @spec AND integration_id IN
+  (SELECT id FROM integrations WHERE account_id = @accountId)`;
+
+export function vmStore(ctx: StoreContext): VmStore {
+  const { db } = ctx;
+  const insert = db.prepare<
+    [
+      number,
+      string,
+      string,
+      string,
+      string,
+      number,
+      Visibility,
+      string,
+      string | null,
+      string,
+      string,
+    ]
+  >(
+    `INSERT INTO vms (account_id, name, emoji, status, comment, default_port, visibility, env,
+       setup_script, reflection_secret, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const byId = db.prepare<[number], VmRow>(`SELECT ${VM_COLUMNS} FROM vms v WHERE v.id = ?`);
+  const byName = db.prepare<[string], VmRow>(GET_VM_BY_NAME_SQL);
+  const bySecret = db.prepare<[string], VmRow>(GET_VM_BY_REFLECTION_SECRET_SQL);
+  const ownedBy = db.prepare<[number], VmRow>(
+    `SELECT ${VM_COLUMNS} FROM vms v WHERE v.account_id = ? ORDER BY v.name`,
+  );
+  const visibleTo = db.prepare<[{ accountId: number; pattern: string | null }], VmRow>(
+    LIST_VMS_VISIBLE_TO_SQL,
+  );
+  const addTag = db.prepare<[number, string]>(
+    'INSERT OR IGNORE INTO vm_tags (vm_id, tag) VALUES (?, ?)',
+  );
+  const removeTag = db.prepare<[number, string]>('DELETE FROM vm_tags WHERE vm_id = ? AND tag = ?');
+  const clearTags = db.prepare<[number]>('DELETE FROM vm_tags WHERE vm_id = ?');
+  const attachByName = db.prepare<[{ spec: string; accountId: number; name: string }]>(
+    `INSERT OR IGNORE INTO integration_attachments (integration_id, spec)
+     SELECT id, @spec FROM integrations WHERE account_id = @accountId AND name = @name`,
+  );
+  const integrationExists = db.prepare<[number, string], { found: 1 }>(
+    'SELECT 1 AS found FROM integrations WHERE account_id = ? AND name = ?',
+  );
+  // OR IGNORE: when an integration already has `vm:<new>`, its `vm:<old>` row is deleted below.
+  const moveAttachments = db.prepare<[{ newSpec: string; spec: string; accountId: number }]>(
+    `UPDATE OR IGNORE integration_attachments SET spec = @newSpec WHERE ${OWNER_VM_ATTACHMENTS}`,
+  );
+  const dropAttachments = db.prepare<[{ spec: string; accountId: number }]>(
+    `DELETE FROM integration_attachments WHERE ${OWNER_VM_ATTACHMENTS}`,
+  );
+  const rename = db.prepare<[string, number]>('UPDATE vms SET name = ? WHERE id = ?');
+  const setComment = db.prepare<[string, number]>('UPDATE vms SET comment = ? WHERE id = ?');
+  const setPort = db.prepare<[number, number]>('UPDATE vms SET default_port = ? WHERE id = ?');
+  const setVisibility = db.prepare<[Visibility, number]>(
+    'UPDATE vms SET visibility = ? WHERE id = ?',
+  );
+  const setStatus = db.prepare<[string, number]>('UPDATE vms SET status = ? WHERE id = ?');
+  const remove = db.prepare<[number]>('DELETE FROM vms WHERE id = ?');
+
+  const requireVm = (vmId: number): VmRecord => {
+    const row = byId.get(vmId);
+    if (row === undefined) throw new StoreConflictError('not_found', 'vm no longer exists');
+    return toVmRecord(row);
+  };
+
+  /** Runs `change` on an existing VM in one transaction and returns the VM afterwards. */
+  const changeVm = <A extends unknown[]>(change: (vm: VmRecord, ...args: A) => void) =>
+    writeTransaction(db, (vmId: number, ...args: A): VmRecord => {
+      change(requireVm(vmId), ...args);
+      return requireVm(vmId);
+    });
+
+  return {
+    createVm: writeTransaction(db, (input: NewVm) => {
+      const { lastInsertRowid } = withUniqueMessages(
+        () =>
+          insert.run(
+            input.accountId,
+            input.name,
+            input.emoji,
+            input.status,
+            input.comment ?? '',
+            input.defaultPort ?? 8000,
+            input.visibility ?? 'private',
+            JSON.stringify(input.env ?? {}),
+            input.setupScript ?? null,
+            newReflectionSecret(),
+            ctx.timestamp(),
+          ),
+        { 'vms.name': `vm "${input.name}" already exists` },
+      );
+      const vmId = Number(lastInsertRowid);
+      for (const tag of input.tags ?? []) addTag.run(vmId, tag);
+      for (const name of input.integrations ?? []) {
+        if (integrationExists.get(input.accountId, name) === undefined) {
+          throw new StoreConflictError('not_found', `integration "${name}" not found`);
+        }
+        attachByName.run({ spec: `vm:${input.name}`, accountId: input.accountId, name });
+      }
+      return requireVm(vmId);
+    }),
+
+    getVm(vmId) {
+      const row = byId.get(vmId);
+      return row === undefined ? undefined : toVmRecord(row);
+    },
+
+    getVmByName(name) {
+      const row = byName.get(name);
+      return row === undefined ? undefined : toVmRecord(row);
+    },
+
+    getVmByReflectionSecret(secret) {
+      const row = bySecret.get(secret);
+      return row === undefined ? undefined : toVmRecord(row);
+    },
+
+    listVmsOwnedBy(accountId) {
+      return ownedBy.all(accountId).map(toVmRecord);
+    },
+
+    listVmsVisibleTo(accountId, pattern) {
+      return visibleTo.all({ accountId, pattern: pattern ?? null }).map(toVmRecord);
+    },
+
+    renameVm: changeVm((vm, newName: string) => {
+      withUniqueMessages(() => rename.run(newName, vm.id), {
+        'vms.name': `vm "${newName}" already exists`,
+      });
+      const owner = { accountId: vm.accountId, spec: `vm:${vm.name}` };
+      moveAttachments.run({ ...owner, newSpec: `vm:${newName}` });
+      dropAttachments.run(owner);
+    }),
+
+    setTags: changeVm((vm, tags: readonly string[]) => {
+      clearTags.run(vm.id);
+      for (const tag of tags) addTag.run(vm.id, tag);
+    }),
+
+    addTags: changeVm((vm, tags: readonly string[]) => {
+      for (const tag of tags) addTag.run(vm.id, tag);
+    }),
+
+    removeTags: changeVm((vm, tags: readonly string[]) => {
+      for (const tag of tags) removeTag.run(vm.id, tag);
+    }),
+
+    setComment: changeVm((vm, comment: string) => setComment.run(comment, vm.id)),
+    setDefaultPort: changeVm((vm, port: number) => setPort.run(port, vm.id)),
+    setVisibility: changeVm((vm, visibility: Visibility) => setVisibility.run(visibility, vm.id)),
+    setStatus: changeVm((vm, status: string) => setStatus.run(status, vm.id)),
+
+    deleteVm: writeTransaction(db, (vmId: number) => {
+      const vm = requireVm(vmId);
+      dropAttachments.run({ accountId: vm.accountId, spec: `vm:${vm.name}` });
+      remove.run(vmId);
+      return vm;
+    }),
+  };
+}
