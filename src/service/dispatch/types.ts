@@ -1,0 +1,156 @@
+/**
+ * The command model shared by every front end. A command is one {@link CommandDefinition}: the
+ * HTTP `/exec` endpoint, the SSH front end, `help` and `--help` all read the same object, so a
+ * flag or an example is written once.
+ *
+ * A definition is plain data plus a `run` function that receives a {@link CommandContext} and
+ * the parsed {@link CommandInput} and returns a {@link CommandOutput}. It never sees the
+ * transport: it throws `ExectlError` (usually `commandFailed('vm "web" not found')`, 422) and
+ * returns data; the front end picks the status and the rendering.
+ */
+import type { CommandRegistry } from './registry.js';
+import type { FlagValues } from './flag-values.js';
+
+/** The value of one parsed flag, by {@link FlagSpec.type}. */
+export type FlagValue = string | boolean | string[];
+
+/**
+ * One flag of a command. `--help` and `--json` are accepted by every command and must not be
+ * declared. Values: `--name value`, `--name=value`, `-n value`; a boolean is just `--name`
+ * (there is no `--no-name` form, so a boolean always defaults to false); a `string[]` flag
+ * may be repeated and collects its values in order; a `string` flag given twice is an error.
+ */
+export interface FlagSpec {
+  /** Long name without dashes, at least two characters: `'name'` is typed `--name`. */
+  name: string;
+  /** One letter typed with one dash: `'l'` is typed `-l`. */
+  short?: string;
+  type: 'boolean' | 'string' | 'string[]';
+  /** Value when the flag is absent. Booleans: false only; string[]: replaced, not appended to. */
+  default?: string | string[] | false;
+  /** One line shown by `--help`. */
+  description: string;
+}
+
+/**
+ * One positional argument. Required arguments come first; only the last may be `variadic`
+ * (it then collects every remaining positional word, at least one when required).
+ */
+export interface ArgSpec {
+  /** Shown in messages as `<name>`: `missing argument <vm>`. */
+  name: string;
+  required: boolean;
+  variadic?: boolean;
+  /**
+   * Only on the last, variadic argument: once the arguments before it are filled, every
+   * remaining word is taken verbatim, dashes included, so `ssh vm1 ls --help` runs `ls --help`
+   * in the VM. One leading `--` there is dropped (`ssh vm1 -- ls`), as ssh itself does.
+   */
+  raw?: boolean;
+}
+
+/**
+ * Everything the arguments parser produced for one call. `args` holds the positional words in
+ * order; a variadic last argument contributes all of its words (`rm a b c` → `['a','b','c']`).
+ */
+export interface CommandInput {
+  flags: FlagValues;
+  args: readonly string[];
+}
+
+/**
+ * Who is calling, as established by the front end before dispatch (a verified token over
+ * HTTP, the SSH key itself over SSH). Authorization reads only `cmds`.
+ */
+export interface Principal {
+  accountId: number;
+  email: string;
+  userId: string;
+  /** `SHA256:...` of the key that signed the token or opened the SSH session. */
+  keyFingerprint: string;
+  /** Effective command paths of the token (defaults applied); null: not limited (SSH). */
+  cmds: readonly string[] | null;
+  via: 'token' | 'ssh';
+}
+
+/** What a running command may use besides its input. */
+export interface CommandContext<Deps> {
+  principal: Principal;
+  /** The service's collaborators (store, VM runtime, clock, ...), chosen by the composition root. */
+  deps: Deps;
+  /**
+   * Aborted at the deadline (reason: the `timeout` ExectlError) or when the front end gives up
+   * (client gone, server shutting down). A command that started processes must kill them then.
+   */
+  signal: AbortSignal;
+  /** Correlates this command with the request log line. */
+  requestId: string;
+  /** The registry this command was dispatched from (used by `help`). */
+  registry: CommandRegistry<Deps>;
+}
+
+/** Receives raw output bytes of a streaming command, in the order they were produced. */
+export interface StreamSink {
+  write(chunk: Buffer): void;
+}
+
+/** The plain data a command answers with; JSON over HTTP, JSON or text over SSH. */
+export interface JsonOutput {
+  kind: 'json';
+  data: unknown;
+}
+
+/**
+ * Raw interleaved stdout/stderr plus an exit code (`ssh <vm> <command>`, SPEC §2). Nothing runs
+ * until the front end calls `start` (once): HTTP buffers up to 1 MiB to choose between a
+ * status with `X-Exec-Exit` and a streamed answer with a trailer; SSH pipes chunks straight to
+ * the channel. The dispatch deadline keeps running until `start` settles.
+ */
+export interface StreamOutput {
+  kind: 'stream';
+  start(sink: StreamSink): Promise<{ exitCode: number }>;
+}
+
+export type CommandOutput = JsonOutput | StreamOutput;
+
+/** One command of the tree, e.g. `ssh-key list`. */
+export interface CommandDefinition<Deps> {
+  /** Words separated by single spaces: `'ssh-key list'`. Its parent path must exist first. */
+  path: string;
+  /** One line for `help`. */
+  description: string;
+  /** Synopsis as in SPEC §3: `'tag [-d] <vm> <tag>...'`. */
+  usage: string;
+  flags: readonly FlagSpec[];
+  args: readonly ArgSpec[];
+  /** Complete command lines a user can copy. */
+  examples: readonly string[];
+  /** True when it changes state: such a command is never retried automatically. */
+  mutates: boolean;
+  run(ctx: CommandContext<Deps>, input: CommandInput): Promise<CommandOutput>;
+  /** Readable form of this command's JSON data for SSH without `--json` (else a generic one). */
+  renderText?(data: unknown): string;
+}
+
+/**
+ * A path that only groups subcommands (`ssh-key`, `share`): listed by `help`, answers
+ * `ssh-key --help`, but is not a command, so `ssh-key` alone is `unknown command: ssh-key`.
+ */
+export interface GroupDefinition {
+  path: string;
+  description: string;
+}
+
+/**
+ * One node of the command tree as the registry exposes it: a command (maybe also a parent,
+ * like `team`) or a pure group (`definition` undefined).
+ */
+export interface CommandNode<Deps> {
+  readonly path: string;
+  readonly description: string;
+  /** The definition's usage, or `<group> <subcommand>` for a group. */
+  readonly usage: string;
+  readonly definition: CommandDefinition<Deps> | undefined;
+  /** Direct subcommands, in registration order. */
+  readonly children: readonly CommandNode<Deps>[];
+}
