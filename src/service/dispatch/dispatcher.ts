@@ -1,0 +1,154 @@
+import { ExectlError } from '../../errors.js';
+import { parseArgs } from './args.js';
+import { authorize } from './authorize.js';
+import { startDeadline, type Deadline } from './deadline.js';
+import { commandHelp, renderHelpText } from './help-doc.js';
+import { lexCommandLine } from './lexer.js';
+import type { CommandRegistry } from './registry.js';
+import type {
+  CommandContext,
+  CommandNode,
+  CommandOutput,
+  Principal,
+  StreamOutput,
+} from './types.js';
+
+/** The command whose permission `<group> --help` needs, as `help <group>` does. */
+const HELP_PATH = 'help';
+
+export interface DispatchOptions {
+  /** The command's time limit (`ServiceConfig.commandDeadlineMs`: 30000 per SPEC §2). */
+  deadlineMs: number;
+  /** Passed to the command as `ctx.requestId`. */
+  requestId: string;
+  /** Abort it when the client goes away or the server stops: the command is told to stop. */
+  signal?: AbortSignal;
+  /**
+   * Called once the command path is known (before authorization), so the front end can log
+   * the path of a request that then fails with 403, 422 or 504.
+   */
+  onResolved?: (path: string) => void;
+}
+
+/** A command that ran (or a help that answered): what the front end writes back. */
+export interface DispatchResult {
+  /** The command path that ran, for the request log (`ssh-key list`). */
+  path: string;
+  /**
+   * `json`: render `data` (200). `stream`: call `start` once; the deadline still applies and
+   * `start` rejects with the `timeout` error when it passes.
+   */
+  output: CommandOutput;
+  /** `--json` was given: SSH renders JSON instead of text (HTTP always renders JSON). */
+  json: boolean;
+  /** The readable form of `output.data` for `renderText`, when the command has its own. */
+  textRenderer: ((data: unknown) => string) | undefined;
+}
+
+/**
+ * The one path of every command, for the HTTP and SSH front ends alike. In order:
+ * 1. lex the line — 400 `invalid command syntax: ...`; no words at all — 400 `missing command`;
+ * 2. resolve the longest command path — 404 `unknown command: <name>`;
+ * 3. authorize the path against `principal.cmds` (for `ssh`, with the VM argument) — 403;
+ *    `<group> --help` needs `help`, as `help <group>` does;
+ * 4. parse flags and arguments; `--help` answers the command's help here, running nothing;
+ *    bad arguments — 422;
+ * 5. run the command under `options.deadlineMs` — 504 `command timed out after 30s`.
+ *
+ * Errors are thrown, never returned: `ExectlError`s carry their status; anything else is a bug
+ * in a command and propagates unchanged for the front end's funnel (500). A NUL byte or an
+ * oversized body is the front end's check (SPEC §2), made before calling this.
+ *
+ * @example
+ * const { path, output } = await dispatch(registry, 'ssh-key list', principal, deps, {
+ *   deadlineMs: config.commandDeadlineMs,
+ *   requestId,
+ *   signal: clientGone,
+ *   onResolved: (p) => (logLine.path = p),
+ * });
+ * if (output.kind === 'json') res.end(renderJson(output.data));
+ */
+export async function dispatch<Deps>(
+  registry: CommandRegistry<Deps>,
+  line: string,
+  principal: Principal,
+  deps: Deps,
+  options: DispatchOptions,
+): Promise<DispatchResult> {
+  const argv = lexCommandLine(line);
+  if (argv.length === 0) {
+    throw new ExectlError('bad_request', 'missing command', {
+      hint: 'send a command line such as "help"',
+    });
+  }
+  const { node, rest } = registry.resolve(argv);
+  options.onResolved?.(node.path);
+  const definition = node.definition;
+  if (definition === undefined) {
+    // The registry resolves a group only for `<group> --help`.
+    authorize(principal.cmds, HELP_PATH, []);
+    return helpAnswer(node, rest.includes('--json'));
+  }
+
+  const parsed = parseArgs(definition, rest);
+  authorize(principal.cmds, node.path, parsed.input.args);
+  if (parsed.help) return helpAnswer(node, parsed.json);
+  if (parsed.error !== undefined) throw parsed.error;
+
+  options.signal?.throwIfAborted();
+  const deadline = startDeadline(options.deadlineMs, options.signal);
+  const ctx: CommandContext<Deps> = {
+    principal,
+    deps,
+    signal: deadline.signal,
+    requestId: options.requestId,
+    registry,
+  };
+  let output: CommandOutput;
+  try {
+    output = await deadline.race(definition.run(ctx, parsed.input));
+  } catch (err) {
+    deadline.clear();
+    throw err;
+  }
+  if (output.kind === 'json') deadline.clear();
+  const custom = definition.renderText;
+  return {
+    path: node.path,
+    output: output.kind === 'json' ? output : underDeadline(output, deadline),
+    json: parsed.json,
+    textRenderer: custom === undefined ? undefined : (data) => custom.call(definition, data),
+  };
+}
+
+function helpAnswer(node: CommandNode<unknown>, json: boolean): DispatchResult {
+  const help = commandHelp(node);
+  return {
+    path: node.path,
+    output: { kind: 'json', data: help },
+    json,
+    textRenderer: () => renderHelpText(help),
+  };
+}
+
+/**
+ * The same stream, still bound by the deadline: `start` rejects with the timeout error when
+ * it passes, and output written after that is dropped (the front end has already answered).
+ */
+function underDeadline(output: StreamOutput, deadline: Deadline): StreamOutput {
+  return {
+    kind: 'stream',
+    async start(sink) {
+      const guarded = {
+        write: (chunk: Buffer) => {
+          if (!deadline.signal.aborted) sink.write(chunk);
+        },
+      };
+      try {
+        return await deadline.race(output.start(guarded));
+      } finally {
+        deadline.clear();
+      }
+    },
+  };
+}
