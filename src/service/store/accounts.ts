@@ -76,9 +76,9 @@ export function accountStore(
   const byId = db.prepare<[number], AccountRow>('SELECT * FROM accounts WHERE id = ?');
   const byEmail = db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE email = ?');
   const all = db.prepare<[], AccountRow>('SELECT * FROM accounts ORDER BY id');
-  const othersInOwnTeam = db.prepare<[number], { n: number }>(
+  const othersInOwnTeam = db.prepare<[{ accountId: number }], { n: number }>(
     `SELECT count(*) AS n FROM team_members m JOIN teams t ON t.id = m.team_id
-     WHERE t.owner_account_id = ?1 AND m.account_id <> ?1`,
+     WHERE t.owner_account_id = @accountId AND m.account_id <> @accountId`,
   );
   const dropSharesWith = db.prepare<[string]>('DELETE FROM vm_shares WHERE email = ?');
   const remove = db.prepare<[number]>('DELETE FROM accounts WHERE id = ?');
@@ -117,7 +117,7 @@ export function accountStore(
     removeAccount: writeTransaction(db, (accountId: number) => {
       const row = byId.get(accountId);
       if (row === undefined) throw new StoreConflictError('not_found', 'account no longer exists');
-      if (othersInOwnTeam.get(accountId)!.n > 0) {
+      if (othersInOwnTeam.get({ accountId })!.n > 0) {
         throw new StoreConflictError(
           'team_has_members',
           `${row.email} owns a team with other members`,
