@@ -115,14 +115,13 @@ function encodeBase32(bytes: Uint8Array): string {
   let pending = 0;
   let pendingBits = 0;
   for (const byte of bytes) {
+    // `<<` keeps the low 32 bits; at most 12 bits are ever unwritten, so nothing needed is lost.
     pending = (pending << 8) | byte;
     pendingBits += 8;
     while (pendingBits >= 5) {
       pendingBits -= 5;
       out += BASE32_ALPHABET.charAt((pending >>> pendingBits) & 31);
     }
-    // Keep only the bits not yet written, so `pending` never grows past 12 bits.
-    pending &= (1 << pendingBits) - 1;
   }
   if (pendingBits > 0) out += BASE32_ALPHABET.charAt((pending << (5 - pendingBits)) & 31);
   return out;
