@@ -28,7 +28,7 @@ type ArgsShape = Pick<CommandDefinition<unknown>, 'path' | 'flags' | 'args'>;
  * with `-` is a flag (so `-abc` is an unknown flag: short flags do not bundle). A value may
  * start with a dash (`--comment -x-`), except that `--help` is never taken as a value.
  * `--help` and `--json` are accepted everywhere flags are. Words of a `raw` argument are
- * taken verbatim (see {@link ArgSpec.raw}).
+ * taken verbatim (see `ArgSpec.raw` in types.ts).
  *
  * Error messages (each one sentence, 422, hint `run "<path> --help" for usage`):
  * `unknown flag "--x"`, `flag --name needs a value`, `flag --long does not take a value`,

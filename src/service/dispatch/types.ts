@@ -44,7 +44,7 @@ export interface ArgSpec {
   /**
    * Only on the last, variadic argument: once the arguments before it are filled, every
    * remaining word is taken verbatim, dashes included, so `ssh vm1 ls --help` runs `ls --help`
-   * in the VM. One leading `--` there is dropped (`ssh vm1 -- ls`), as ssh itself does.
+   * in the VM. One `--` right after the VM is dropped (`ssh vm1 -- ls`), as OpenSSH does.
    */
   raw?: boolean;
 }
