@@ -1,0 +1,74 @@
+// Start-up cost of the built CLI against bare Node, measured in the same run:
+//   npm run build && node --import tsx bench/cli-startup.bench.ts
+// Each round runs `node -e 0`, `exectl inspect <token>` and `exectl mint --key <ed25519>` once,
+// interleaved so that load on the machine weighs on all three alike; medians are compared.
+// Exits 1 when a ratio misses its target.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+const ROUNDS = 20;
+const TARGET_RATIO = 1.5;
+const BIN = join(import.meta.dirname, '..', 'bin', 'exectl.js');
+
+if (!existsSync(join(import.meta.dirname, '..', 'dist', 'cli', 'main.js'))) {
+  throw new Error('dist/cli/main.js is missing: run `npm run build` first');
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'exectl-bench-'));
+try {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: dir,
+    XDG_CONFIG_HOME: join(dir, 'config'),
+    NO_COLOR: '1',
+  };
+  const key = join(dir, 'id_ed25519');
+  runOk('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key], env);
+  const token = runOk(process.execPath, [BIN, 'mint', '--key', key], env).trim();
+
+  const commands = {
+    'node -e 0': ['-e', '0'],
+    inspect: [BIN, 'inspect', token],
+    mint: [BIN, 'mint', '--key', key],
+  };
+  const samples = new Map<string, number[]>(Object.keys(commands).map((name) => [name, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [name, args] of Object.entries(commands)) {
+      const start = performance.now();
+      runOk(process.execPath, args, env);
+      samples.get(name)!.push(performance.now() - start);
+    }
+  }
+
+  const baseline = median(samples.get('node -e 0')!);
+  let missed = false;
+  for (const name of ['inspect', 'mint']) {
+    const ms = median(samples.get(name)!);
+    const ratio = ms / baseline;
+    missed ||= ratio > TARGET_RATIO;
+    console.log(
+      `cli-startup: ${name} ${ms.toFixed(0)} ms vs node -e 0 ${baseline.toFixed(0)} ms — ratio ${ratio.toFixed(2)} (target ≤ ${TARGET_RATIO})`,
+    );
+  }
+  process.exitCode = missed ? 1 : 0;
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
+
+function runOk(program: string, args: readonly string[], env: Record<string, string>): string {
+  const result = spawnSync(program, args, { env, encoding: 'utf8' });
+  if (result.status !== 0) {
+    throw new Error(`${program} ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+  }
+  return result.stdout;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
