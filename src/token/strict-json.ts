@@ -39,6 +39,8 @@ interface Frame {
   readonly keys: Set<string> | undefined;
 }
 
+/** Arrays hold no state, so every open `[` shares one frame. */
+const ARRAY_FRAME: Frame = { keys: undefined };
 const SYNTAX_ERROR: StrictJsonScan = { ok: false, problem: 'syntax' };
 const FAILED = -1;
 const SIMPLE_ESCAPES = new Set(['"', '\\', '/', 'b', 'f', 'n', 'r', 't']);
@@ -87,7 +89,7 @@ export function scanStrictJson(text: string): StrictJsonScan {
       if (text[pos] === (isObject ? '}' : ']')) {
         pos += 1;
       } else {
-        const frame: Frame = { keys: isObject ? new Set() : undefined };
+        const frame: Frame = isObject ? { keys: new Set() } : ARRAY_FRAME;
         stack.push(frame);
         const failure = frame.keys ? readKey(frame.keys) : undefined;
         if (failure) return failure;
