@@ -9,8 +9,6 @@ import {
 import type { PublicKey } from './public-key.js';
 import { leftPad, SshReader, sshMpint, sshString } from './ssh-wire.js';
 
-/** FIDO "user presence" flag: the user touched the security key for this signature. */
-const SK_USER_PRESENT = 0x01;
 /** Bounds the cache: the server registers few keys, but callers may verify arbitrary ones. */
 const MAX_CACHED_KEYS = 1024;
 
@@ -76,8 +74,8 @@ function checkWireSignature(key: PublicKey, data: Uint8Array, wire: Uint8Array):
   if (decoded.type === SK_ED25519 || decoded.type === SK_ECDSA) {
     const flags = reader.byte();
     const counter = reader.uint32();
-    // Like OpenSSH without `no-touch-required`: a signature nobody touched the key for is void.
-    if ((flags & SK_USER_PRESENT) === 0) return false;
+    // The flags are signed but not judged, exactly as `ssh-keygen -Y verify` does (measured on
+    // OpenSSH 9.2): a key made with no-touch-required signs without the user-presence bit.
     message = securityKeyMessage(decoded.application ?? '', flags, counter, data);
   }
   reader.end();
@@ -102,7 +100,7 @@ function checkWireSignature(key: PublicKey, data: Uint8Array, wire: Uint8Array):
  * Checks an SSH wire signature (`string alg, string sig[, byte flags, uint32 counter]`) over
  * `data` with `key`, using node:crypto and one cached KeyObject per key blob. Accepts
  * ssh-ed25519, ecdsa-sha2-nistp256/384/521 (curve's own hash), rsa-sha2-256/512 for ssh-rsa
- * keys (never SHA-1), and sk-* signatures that carry the user-presence flag.
+ * keys (never SHA-1), and sk-* signatures (flags and counter covered, not judged — as ssh-keygen does).
  *
  * @returns true only for a valid signature; false — never an exception — for anything else.
  */
