@@ -1,0 +1,46 @@
+import type { ServiceConfig } from './config.js';
+import type { Store, VmRecord } from './store/index.js';
+
+/** Output and outcome of one command run inside a VM. */
+export interface VmExecOptions {
+  /** Aborted at the command deadline: the whole process tree of the command is killed. */
+  signal: AbortSignal;
+  /** stdout and stderr interleaved as produced. */
+  onOutput(chunk: Buffer): void;
+}
+
+/**
+ * What the commands need from the VM runtime, in terms of stored VM records. The
+ * implementation (service/vm/) owns the sandboxes, their processes and their disks; the store
+ * owns the records. Commands call the store first for checks and this for the machine.
+ */
+export interface VmMachines {
+  /** Creates the VM's disk and sandbox and runs its setup script once (422 if that fails). */
+  create(vm: VmRecord, signal: AbortSignal): Promise<void>;
+  /** Kills every process of the VM; the disk stays. */
+  restart(vm: VmRecord): Promise<void>;
+  /** Kills every process of the VM and deletes its disk. */
+  remove(vm: VmRecord): Promise<void>;
+  /** Runs `/bin/sh -c command` inside the VM (SPEC §4) and resolves with its exit code. */
+  exec(vm: VmRecord, command: string, options: VmExecOptions): Promise<{ exitCode: number }>;
+}
+
+/** Where the service's listeners actually are (ports are known only once they listen). */
+export interface ServiceEndpoints {
+  /** Base URL of the HTTP listener, e.g. `http://127.0.0.1:7070`. */
+  http: string;
+  /** The SSH listener, or null when `--ssh-listen off`. */
+  ssh: { host: string; port: number } | null;
+  /** Base URL of the reflection listener, e.g. `http://127.0.0.1:7071`. */
+  reflection: string;
+}
+
+/** The collaborators every command receives as `ctx.deps`, wired by `createService`. */
+export interface ServiceDeps {
+  store: Store;
+  machines: VmMachines;
+  config: ServiceConfig;
+  endpoints: ServiceEndpoints;
+  /** Milliseconds since the epoch; injected so tests can move time. */
+  now(): number;
+}
