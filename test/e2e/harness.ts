@@ -1,0 +1,70 @@
+// Runs the BUILT exectl (bin/exectl.js -> dist/) as a user would, with a controlled
+// environment: HOME and XDG_CONFIG_HOME in the test's temp dir, no SSH_AUTH_SOCK unless a test
+// passes one, NO_COLOR, and nothing inherited from the developer's shell (EXECTL_*, ...).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export const REPO = resolve(import.meta.dirname, '..', '..');
+const BIN = join(REPO, 'bin', 'exectl.js');
+
+/** The e2e tests need `npm run build` first (npm test does it); say so instead of skipping. */
+export function assertBuilt(): void {
+  assert.ok(
+    existsSync(join(REPO, 'dist', 'cli', 'main.js')),
+    'dist/cli/main.js is missing: run `npm run build` before the e2e tests',
+  );
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  /** The user's home folder (and XDG_CONFIG_HOME = home/.config). */
+  home: string;
+  /** Extra environment, e.g. SSH_AUTH_SOCK or EXECTL_PASSPHRASE. */
+  env?: Record<string, string>;
+  /** Written to stdin, which is then closed; without it stdin is /dev/null. */
+  input?: string;
+}
+
+/** Runs `node bin/exectl.js ...args` and captures its exit code and output. */
+export async function exectl(args: readonly string[], opts: CliOptions): Promise<CliResult> {
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: opts.home,
+    XDG_CONFIG_HOME: join(opts.home, '.config'),
+    NO_COLOR: '1',
+    ...opts.env,
+  };
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env,
+    cwd: opts.home,
+    stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
+  const stdout: Buffer[] = [];
+  const stderr: Buffer[] = [];
+  child.stdout.on('data', (c: Buffer) => stdout.push(c));
+  child.stderr.on('data', (c: Buffer) => stderr.push(c));
+  child.stdin?.on('error', () => {});
+  child.stdin?.end(opts.input);
+  const [code] = (await once(child, 'close')) as [number | null];
+  return {
+    code,
+    stdout: Buffer.concat(stdout).toString('utf8'),
+    stderr: Buffer.concat(stderr).toString('utf8'),
+  };
+}
+
+/** The run failed with `code` and exactly one stderr line, `exectl: <line>`, and no stdout. */
+export function assertOneLineError(result: CliResult, code: number, line: string): void {
+  assert.deepEqual(
+    { code: result.code, stdout: result.stdout, stderr: result.stderr },
+    { code, stdout: '', stderr: `exectl: ${line}\n` },
+  );
+}
