@@ -2,6 +2,7 @@ import { StoreConflictError, withUniqueMessages } from './conflicts.js';
 import { writeTransaction, type StoreContext } from './context.js';
 import type { IntegrationStore } from './integrations.js';
 import { newUserId } from './random-ids.js';
+import type { KeyStore, NewSshKey } from './keys.js';
 import type { VmRecord, VmStore } from './vms.js';
 
 export interface Account {
@@ -22,11 +23,12 @@ export interface RemovedAccount {
 
 export interface AccountStore {
   /**
-   * Creates the account, its own team (`<local part>'s team`, the account as owner) and its
-   * default integration `reflection` attached `auto:all`, in one transaction.
-   * Conflict: `account a@b.c already exists`.
+   * Creates the account, its own team (`<local part>'s team`, the account as owner), its
+   * default integration `reflection` attached `auto:all` and the given SSH keys, all in one
+   * transaction: when anything is refused (`account a@b.c already exists`, or a key conflict
+   * as in `addKey`), nothing is created.
    */
-  createAccount(email: string): Account;
+  createAccount(email: string, keys?: readonly Omit<NewSshKey, 'accountId'>[]): Account;
   findAccountByEmail(email: string): Account | undefined;
   getAccount(accountId: number): Account | undefined;
   /** Every account, oldest first. */
@@ -46,6 +48,8 @@ interface AccountRow {
   created_at: string;
 }
 
+const ACCOUNT_COLUMNS = 'id, user_id, email, created_at';
+
 const toAccount = (row: AccountRow): Account => ({
   id: row.id,
   userId: row.user_id,
@@ -61,11 +65,13 @@ function teamNameFor(email: string): string {
 
 export function accountStore(
   ctx: StoreContext,
-  deps: Pick<IntegrationStore, 'createIntegration'> & Pick<VmStore, 'listVmsOwnedBy'>,
+  deps: Pick<IntegrationStore, 'createIntegration'> &
+    Pick<VmStore, 'listVmsOwnedBy'> &
+    Pick<KeyStore, 'addKey'>,
 ): AccountStore {
   const { db } = ctx;
   const insert = db.prepare<[string, string, string], AccountRow>(
-    'INSERT INTO accounts (user_id, email, created_at) VALUES (?, ?, ?) RETURNING *',
+    `INSERT INTO accounts (user_id, email, created_at) VALUES (?, ?, ?) RETURNING ${ACCOUNT_COLUMNS}`,
   );
   const insertTeam = db.prepare<[string, number, string]>(
     'INSERT INTO teams (name, owner_account_id, created_at) VALUES (?, ?, ?)',
@@ -73,9 +79,13 @@ export function accountStore(
   const insertOwnerMembership = db.prepare<[number, number, string]>(
     `INSERT INTO team_members (account_id, team_id, role, joined_at) VALUES (?, ?, 'owner', ?)`,
   );
-  const byId = db.prepare<[number], AccountRow>('SELECT * FROM accounts WHERE id = ?');
-  const byEmail = db.prepare<[string], AccountRow>('SELECT * FROM accounts WHERE email = ?');
-  const all = db.prepare<[], AccountRow>('SELECT * FROM accounts ORDER BY id');
+  const byId = db.prepare<[number], AccountRow>(
+    `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ?`,
+  );
+  const byEmail = db.prepare<[string], AccountRow>(
+    `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE email = ?`,
+  );
+  const all = db.prepare<[], AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY id`);
   const othersInOwnTeam = db.prepare<[{ accountId: number }], { n: number }>(
     `SELECT count(*) AS n FROM team_members m JOIN teams t ON t.id = m.team_id
      WHERE t.owner_account_id = @accountId AND m.account_id <> @accountId`,
@@ -84,21 +94,25 @@ export function accountStore(
   const remove = db.prepare<[number]>('DELETE FROM accounts WHERE id = ?');
 
   return {
-    createAccount: writeTransaction(db, (email: string) => {
-      const createdAt = ctx.timestamp();
-      const row = withUniqueMessages(() => insert.get(newUserId(), email, createdAt), {
-        'accounts.email': `account ${email} already exists`,
-      })!;
-      const team = insertTeam.run(teamNameFor(email), row.id, createdAt);
-      insertOwnerMembership.run(row.id, Number(team.lastInsertRowid), createdAt);
-      deps.createIntegration({
-        accountId: row.id,
-        name: 'reflection',
-        type: 'reflection',
-        attachments: ['auto:all'],
-      });
-      return toAccount(row);
-    }),
+    createAccount: writeTransaction(
+      db,
+      (email: string, keys: readonly Omit<NewSshKey, 'accountId'>[] = []) => {
+        const createdAt = ctx.timestamp();
+        const row = withUniqueMessages(() => insert.get(newUserId(), email, createdAt), {
+          'accounts.email': `account ${email} already exists`,
+        })!;
+        const team = insertTeam.run(teamNameFor(email), row.id, createdAt);
+        insertOwnerMembership.run(row.id, Number(team.lastInsertRowid), createdAt);
+        deps.createIntegration({
+          accountId: row.id,
+          name: 'reflection',
+          type: 'reflection',
+          attachments: ['auto:all'],
+        });
+        for (const key of keys) deps.addKey({ ...key, accountId: row.id });
+        return toAccount(row);
+      },
+    ),
 
     findAccountByEmail(email) {
       const row = byEmail.get(email);

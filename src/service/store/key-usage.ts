@@ -2,7 +2,8 @@ import { writeTransaction, type StoreContext } from './context.js';
 
 /**
  * Remembers when each key last signed a request, in memory, and writes those times in one
- * transaction at most once per `flushIntervalMs` (and whenever {@link flush} is called — the store calls it on close).
+ * transaction at most once per `flushIntervalMs`, and whenever {@link flush} is called (the
+ * store does on close).
  *
  * Why: every authenticated request uses a key; a durable write per request would put an fsync
  * on the hot path. The price is that `last_used_at` on disk may lag by up to one interval, and

@@ -13,7 +13,7 @@ import { vmStore, type VmStore } from './vms.js';
 /**
  * The server's persistence. Every method is synchronous and every write is one transaction:
  * when a write method returns, the change is committed and durable. Refused changes throw
- * {@link StoreConflictError} (422 `command_failed`); a record that does not exist is
+ * `StoreConflictError` (422 `command_failed`); a record that does not exist is
  * `undefined` from a getter. The store checks integrity only — who may do what is for the
  * commands to decide.
  */
@@ -51,11 +51,12 @@ export function openStore(path: string, options: StoreOptions = {}): Store {
   const keyUse = new KeyUseBuffer(ctx, options.keyUseFlushMs ?? 5000);
   const integrations = integrationStore(ctx);
   const vms = vmStore(ctx);
+  const keys = keyStore(ctx, keyUse);
 
   return {
     path,
-    ...accountStore(ctx, { ...integrations, ...vms }),
-    ...keyStore(ctx, keyUse),
+    ...accountStore(ctx, { ...integrations, ...vms, ...keys }),
+    ...keys,
     ...teamStore(ctx),
     ...vms,
     ...shareStore(ctx),

@@ -65,6 +65,22 @@ describe('createAccount', () => {
     assert.deepEqual(afterwards, before);
   });
 
+  test('registers the given keys with the account, or creates nothing when one is refused', () => {
+    const { accountId: _, ...laptop } = fakeKey(0, 'keyed-laptop', 'laptop');
+    const keyed = f.store.createAccount('keyed@x.io', [laptop]);
+    assert.deepEqual(f.store.listKeys(keyed.id), [
+      { ...laptop, accountId: keyed.id, addedAt: T0, lastUsedAt: null },
+    ]);
+    const { accountId: __, ...fresh } = fakeKey(0, 'fresh');
+    assert.throws(() => f.store.createAccount('late@x.io', [fresh, laptop]), {
+      kind: 'duplicate',
+      message: `ssh key ${laptop.fingerprint} is already registered`,
+    });
+    assert.equal(f.store.findAccountByEmail('late@x.io'), undefined);
+    assert.equal(f.store.findKeyByFingerprint(fresh.fingerprint), undefined);
+    f.store.removeAccount(keyed.id);
+  });
+
   test('gives every account its own user id', () => {
     const ids = ['a@x.io', 'b@x.io', 'c@x.io'].map((email) => f.store.createAccount(email).userId);
     assert.equal(new Set(ids).size, 3);
