@@ -45,8 +45,9 @@ export function readHidden(ctx: CliContext, prompt: string): Promise<string | un
         else if (char >= ' ') typed += char;
       }
     };
-    stderr.write(prompt);
+    // Raw mode before the prompt: keys typed as soon as it shows must not be echoed.
     stdin.setRawMode?.(true);
+    stderr.write(prompt);
     stdin.on('data', onData);
     stdin.resume();
   });
