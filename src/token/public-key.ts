@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { ExectlError } from '../errors.js';
 import { decodeKeyBlob } from './key-blob.js';
 
@@ -30,7 +30,7 @@ export interface Signer {
  * Works on any bytes, so a verifier can look a key up before (or without) parsing it.
  */
 export function fingerprintOf(blob: Uint8Array): string {
-  return 'SHA256:' + createHash('sha256').update(blob).digest('base64').replace(/=+$/, '');
+  return 'SHA256:' + hash('sha256', blob, 'base64').replace(/=+$/, '');
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash as digestOf } from 'node:crypto';
 import { TokenError } from './errors.js';
 import { SshReader, sshString, sshUint32 } from './ssh-wire.js';
 
@@ -78,7 +78,7 @@ export function encodeSshSig(sig: Omit<SshSignature, 'signatureAlgorithm'>): Buf
  * rebuilds it when verifying.
  */
 export function signedData(namespace: string, hash: HashAlgorithm, message: Uint8Array): Buffer {
-  const digest = createHash(hash).update(message).digest();
+  const digest = digestOf(hash, message, 'buffer');
   return Buffer.concat([
     MAGIC,
     sshString(namespace),
