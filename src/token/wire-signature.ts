@@ -1,4 +1,4 @@
-import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { createPublicKey, hash, verify, type KeyObject } from 'node:crypto';
 import {
   decodeKeyBlob,
   SK_ECDSA,
@@ -54,14 +54,19 @@ function ecdsaToP1363(body: Buffer, curve: EcCurve): Buffer {
 }
 
 /** What a FIDO authenticator signs: SHA256(app) ‖ flags ‖ counter ‖ SHA256(data). */
-function securityKeyMessage(application: string, flags: number, counter: number, data: Uint8Array) {
+function securityKeyMessage(
+  application: string,
+  flags: number,
+  counter: number,
+  data: Uint8Array,
+): Buffer {
   const tail = Buffer.alloc(5);
   tail.writeUInt8(flags, 0);
   tail.writeUInt32BE(counter, 1);
   return Buffer.concat([
-    createHash('sha256').update(application).digest(),
+    hash('sha256', application, 'buffer'),
     tail,
-    createHash('sha256').update(data).digest(),
+    hash('sha256', data, 'buffer'),
   ]);
 }
 
