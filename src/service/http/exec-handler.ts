@@ -1,0 +1,121 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { ExectlError } from '../../errors.js';
+import { dispatch } from '../dispatch/dispatcher.js';
+import type { CommandRegistry } from '../dispatch/registry.js';
+import type { ServiceDeps } from '../deps.js';
+import { DEFAULTS } from '../config.js';
+import { logRequest, newRequestId, type RequestLogEntry } from '../request-log.js';
+import { sendError, writeJson } from './error-funnel.js';
+import { sendStream } from './exec-stream.js';
+import type { RateLimiter } from './rate-limit.js';
+import { readBody } from './read-body.js';
+import { bearerToken, type TokenAuthenticator } from './token-auth.js';
+
+export interface ExecHandlerOptions {
+  deps: ServiceDeps;
+  registry: CommandRegistry<ServiceDeps>;
+  auth: TokenAuthenticator;
+  rateLimiter: RateLimiter | null;
+  /** Aborted when the server shuts down: running commands are told to stop. */
+  shutdown: AbortSignal;
+}
+
+/**
+ * `POST /exec` (SPEC §2). The checks run in the spec's order and the first failure answers:
+ * method, token, rate limit, body size, body content, then the dispatcher's own order
+ * (syntax, unknown command, permission, arguments, deadline).
+ */
+export function createExecHandler(options: ExecHandlerOptions) {
+  const { deps, registry, auth, rateLimiter } = options;
+  const namespace = `v0@${deps.config.domain}`;
+
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const started = performance.now();
+    const entry: RequestLogEntry = {
+      requestId: newRequestId(),
+      via: 'http',
+      fingerprint: '-',
+      path: '-',
+      status: 0,
+      durationMs: 0,
+    };
+    res.setHeader('X-Request-Id', entry.requestId);
+    // The client hanging up mid-command stops the command (and its VM processes).
+    const clientGone = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) clientGone.abort(new Error('client disconnected'));
+    });
+    const stop = AbortSignal.any([clientGone.signal, options.shutdown]);
+
+    try {
+      if (req.method !== 'POST') {
+        throw new ExectlError('method_not_allowed', 'method not allowed', {
+          headers: { Allow: 'POST' },
+        });
+      }
+      const caller = withBearerChallenge(() =>
+        auth.authenticate(bearerToken(req.headers.authorization), namespace),
+      );
+      entry.fingerprint = caller.principal.keyFingerprint;
+      const decision = rateLimiter?.take(caller.principal.keyFingerprint);
+      if (decision !== undefined && !decision.allowed) {
+        throw new ExectlError('rate_limited', 'rate limit exceeded', {
+          headers: { 'Retry-After': String(decision.retryAfterSeconds) },
+        });
+      }
+      const line = commandLine(await readBody(req, DEFAULTS.bodyLimit));
+      const result = await dispatch(registry, line, caller.principal, deps, {
+        deadlineMs: deps.config.commandDeadlineMs,
+        requestId: entry.requestId,
+        signal: stop,
+        onResolved: (path) => (entry.path = path),
+      });
+      if (result.output.kind === 'json') {
+        writeJson(res, 200, result.output.data, {});
+        entry.status = 200;
+      } else {
+        entry.status = await sendStream(res, result.output);
+      }
+    } catch (err) {
+      if (err instanceof ExectlError && err.code === 'body_too_large') {
+        // The rest of the body is never read, so this connection cannot carry another request.
+        res.setHeader('Connection', 'close');
+      }
+      const outcome = sendError(res, err);
+      entry.status = outcome.status;
+      if (outcome.detail !== undefined) entry.detail = outcome.detail;
+    } finally {
+      entry.durationMs = performance.now() - started;
+      logRequest(deps.config.log, entry);
+    }
+  };
+}
+
+/** Every 401 tells the client which scheme to use (RFC 6750). */
+function withBearerChallenge<T>(authenticate: () => T): T {
+  try {
+    return authenticate();
+  } catch (err) {
+    if (err instanceof ExectlError && err.code === 'unauthorized') {
+      Object.assign(err.headers, { 'WWW-Authenticate': 'Bearer' });
+    }
+    throw err;
+  }
+}
+
+/** The body as a command line: UTF-8 text without NUL bytes (SPEC §2). */
+function commandLine(body: Buffer): string {
+  if (body.includes(0)) {
+    throw new ExectlError('bad_request', 'request body contains a NUL byte', {
+      hint: 'send the command line as plain text',
+    });
+  }
+  const line = body.toString('utf8');
+  if (line.trim() === '') {
+    throw new ExectlError('bad_request', 'missing command', {
+      hint: 'send a command line such as "help"',
+    });
+  }
+  return line;
+}

@@ -1,0 +1,70 @@
+import type { ServerResponse } from 'node:http';
+import { ExectlError } from '../../errors.js';
+import type { StreamOutput } from '../dispatch/types.js';
+
+/** Output up to this size is buffered so the exit code can go in a header (SPEC §2). */
+export const BUFFER_LIMIT = 1024 * 1024;
+
+/** Exit code reported in the trailer when a streamed command hits its deadline (as timeout(1)). */
+export const STREAMED_TIMEOUT_EXIT = 124;
+
+/**
+ * Answers `ssh <vm> <command>`: raw interleaved output. While it fits in 1 MiB it is held
+ * back, so the answer can carry `X-Exec-Exit` and a status (200 for exit 0, 422 otherwise;
+ * a timeout throws for the funnel's 504). Past 1 MiB the answer starts streaming with 200 and
+ * the exit code follows as the `X-Exec-Exit` trailer. Resolves with the status sent.
+ */
+export async function sendStream(res: ServerResponse, output: StreamOutput): Promise<number> {
+  const held: Buffer[] = [];
+  let heldBytes = 0;
+  let streaming = false;
+
+  const startStreaming = () => {
+    streaming = true;
+    res.writeHead(200, {
+      'Content-Type': 'application/octet-stream',
+      Trailer: 'X-Exec-Exit',
+    });
+    for (const chunk of held) res.write(chunk);
+    held.length = 0;
+  };
+
+  let exitCode: number;
+  try {
+    ({ exitCode } = await output.start({
+      write(chunk) {
+        if (streaming) {
+          res.write(chunk);
+          return;
+        }
+        held.push(chunk);
+        heldBytes += chunk.length;
+        if (heldBytes > BUFFER_LIMIT) startStreaming();
+      },
+    }));
+  } catch (err) {
+    if (!streaming) throw err;
+    // The status is already on the wire: report the timeout the only way left, in the trailer.
+    if (err instanceof ExectlError && err.code === 'timeout') {
+      res.addTrailers({ 'X-Exec-Exit': String(STREAMED_TIMEOUT_EXIT) });
+      res.end();
+      return 200;
+    }
+    throw err;
+  }
+
+  if (streaming) {
+    res.addTrailers({ 'X-Exec-Exit': String(exitCode) });
+    res.end();
+    return 200;
+  }
+  const status = exitCode === 0 ? 200 : 422;
+  const body = Buffer.concat(held, heldBytes);
+  res.writeHead(status, {
+    'Content-Type': 'application/octet-stream',
+    'Content-Length': body.length,
+    'X-Exec-Exit': String(exitCode),
+  });
+  res.end(body);
+  return status;
+}

@@ -1,0 +1,70 @@
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { ExectlError } from '../../errors.js';
+import type { ListenAddress } from '../config.js';
+import { sendError } from './error-funnel.js';
+
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+export interface HttpListener {
+  /** Base URL clients use, e.g. `http://127.0.0.1:7070`. */
+  url: string;
+  address: { host: string; port: number };
+  /** Stops accepting, lets running requests finish (up to `graceMs`), then cuts the rest. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/**
+ * Starts an HTTP (or, with `tls`, HTTPS) listener that hands every request to `route`.
+ * A handler that throws unexpectedly still answers, through the error funnel.
+ */
+export async function listenHttp(
+  listen: ListenAddress,
+  tls: { cert: Buffer; key: Buffer } | null,
+  route: RequestHandler,
+): Promise<HttpListener> {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    route(req, res).catch((err: unknown) => sendError(res, err));
+  };
+  const server: Server = tls ? createHttpsServer(tls, handle) : createHttpServer(handle);
+  // A large body must not be accepted with "100 Continue" only to be refused after: the
+  // route decides on the headers alone (see read-body.ts), so hand it the request at once.
+  server.on('checkContinue', (req, res) => {
+    res.writeContinue();
+    handle(req, res);
+  });
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        new ExectlError(
+          'usage',
+          `cannot listen on ${listen.host}:${listen.port}: ${err.code ?? err.message}`,
+          {
+            hint: 'choose another address with --listen, or stop the process using it',
+          },
+        ),
+      ),
+    );
+    server.listen(listen.port, listen.host, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = listen.host.includes(':') ? `[${listen.host}]` : listen.host;
+  return {
+    url: `${tls ? 'https' : 'http'}://${host}:${port}`,
+    address: { host: listen.host, port },
+    close: (graceMs = 5_000) =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), graceMs).unref();
+      }),
+  };
+}

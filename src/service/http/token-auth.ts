@@ -1,0 +1,123 @@
+import { ExectlError } from '../../errors.js';
+import { TokenError } from '../../token/errors.js';
+import { isWellFormedSvc1, tokenKind } from '../../token/format.js';
+import { parsePublicKey, type PublicKey } from '../../token/keys.js';
+import { effectiveCmds, type Permissions } from '../../token/permissions.js';
+import { checkTimeWindow, verifySvc0, type VerifiedToken } from '../../token/verify.js';
+import type { Principal } from '../dispatch/types.js';
+import type { Account, SshKeyRecord, Store } from '../store/index.js';
+
+/** A request's caller once its token passed SPEC §1.5. */
+export interface TokenCaller {
+  principal: Principal;
+  account: Account;
+  permissions: Permissions;
+}
+
+/** Bound on remembered verifications; beyond it the oldest is forgotten. */
+const CACHE_LIMIT = 10_000;
+
+/**
+ * Authenticates bearer tokens against the store (SPEC §1.5 steps 2–6). Signature checks are
+ * remembered per exact token string, because a signature that verified once with a key will
+ * verify again with that same key; everything that can change is checked on every use: the
+ * time window, that the key is still registered (with the very same blob), and its account.
+ */
+export class TokenAuthenticator {
+  readonly #store: Store;
+  readonly #nowMs: () => number;
+  readonly #verified = new Map<string, VerifiedToken>();
+  readonly #keys = new Map<string, { text: string; key: PublicKey }>();
+
+  constructor(store: Store, nowMs: () => number) {
+    this.#store = store;
+    this.#nowMs = nowMs;
+  }
+
+  /** Verifies `token` for `namespace` and returns the caller, or throws a 401 TokenError. */
+  authenticate(token: string, namespace: string): TokenCaller {
+    const svc0 = this.#resolveSvc1(token, namespace);
+    const nowSeconds = Math.floor(this.#nowMs() / 1000);
+    const cacheKey = `${namespace}\n${svc0}`;
+    let verified = this.#verified.get(cacheKey);
+    let record: SshKeyRecord | undefined;
+    if (verified === undefined) {
+      const findKey = (fp: string) => {
+        record = this.#store.findKeyByFingerprint(fp);
+        return record === undefined ? undefined : this.#parsed(record);
+      };
+      verified = verifySvc0(svc0, { namespace, nowSeconds, findKey });
+      this.#remember(cacheKey, verified);
+    } else {
+      checkTimeWindow(verified.permissions, nowSeconds);
+      record = this.#store.findKeyByFingerprint(verified.fingerprint);
+      // Same fingerprint means same blob, so the cached signature check still holds.
+      if (record === undefined) {
+        throw new TokenError('rejected', undefined, `key ${verified.fingerprint} was removed`);
+      }
+    }
+    return this.#caller(verified, record!);
+  }
+
+  /** svc1 → its stored svc0 (step 2); a svc0 passes through unchanged. */
+  #resolveSvc1(token: string, namespace: string): string {
+    if (tokenKind(token) !== 'svc1') return token;
+    const record = isWellFormedSvc1(token) ? this.#store.findSvc1(token) : undefined;
+    if (record === undefined) throw new TokenError('rejected', undefined, 'unknown svc1 token');
+    if (record.namespace !== namespace) {
+      throw new TokenError('rejected', undefined, `svc1 is for namespace ${record.namespace}`);
+    }
+    return record.svc0;
+  }
+
+  /** The registered key, parsed once per distinct stored text. */
+  #parsed(record: SshKeyRecord): PublicKey {
+    const cached = this.#keys.get(record.fingerprint);
+    if (cached !== undefined && cached.text === record.publicKey) return cached.key;
+    const key = parsePublicKey(record.publicKey);
+    this.#keys.set(record.fingerprint, { text: record.publicKey, key });
+    return key;
+  }
+
+  #caller(verified: VerifiedToken, key: SshKeyRecord): TokenCaller {
+    const account = this.#store.getAccount(key.accountId);
+    if (account === undefined) {
+      throw new TokenError('rejected', undefined, `no account for key ${verified.fingerprint}`);
+    }
+    this.#store.recordKeyUse(key.fingerprint);
+    return {
+      account,
+      permissions: verified.permissions,
+      principal: {
+        accountId: account.id,
+        email: account.email,
+        userId: account.userId,
+        keyFingerprint: key.fingerprint,
+        cmds: effectiveCmds(verified.permissions),
+        via: 'token',
+      },
+    };
+  }
+
+  #remember(cacheKey: string, verified: VerifiedToken): void {
+    if (this.#verified.size >= CACHE_LIMIT) {
+      const oldest = this.#verified.keys().next().value;
+      if (oldest !== undefined) this.#verified.delete(oldest);
+    }
+    this.#verified.set(cacheKey, verified);
+  }
+}
+
+/**
+ * The bearer token of an `Authorization` header (scheme case-insensitive), or the 401 of
+ * SPEC §1.5 step 1.
+ */
+export function bearerToken(header: string | undefined): string {
+  const match = header === undefined ? null : /^bearer +(\S+) *$/i.exec(header);
+  if (match === null) {
+    throw new ExectlError('unauthorized', 'missing or invalid Authorization header', {
+      hint: 'send "Authorization: Bearer <token>"; mint one with `exectl mint`',
+    });
+  }
+  return match[1]!;
+}

@@ -1,0 +1,67 @@
+import { join } from 'node:path';
+import { buildRegistry } from './commands/index.js';
+import type { ServiceConfig } from './config.js';
+import type { ServiceDeps, ServiceEndpoints } from './deps.js';
+import { createExecHandler } from './http/exec-handler.js';
+import { writeJson } from './http/error-funnel.js';
+import { listenHttp, type HttpListener } from './http/http-server.js';
+import { RateLimiter } from './http/rate-limit.js';
+import { TokenAuthenticator } from './http/token-auth.js';
+import { openStore, type Store } from './store/index.js';
+import { startVmMachines } from './vm/index.js';
+
+/** A running service: where it listens, its store, and how to stop it. */
+export interface RunningService {
+  endpoints: ServiceEndpoints;
+  /** Which VM runtime is in use, and why when it is not the one asked for. */
+  runtime: { kind: 'bwrap' | 'process'; reason?: string };
+  store: Store;
+  /** Stops accepting, ends running commands and VM processes, closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root of `exectl serve`: opens the store in `config.dataDir`, starts the VM
+ * runtime and every listener, and wires them to the one command registry. The data folder
+ * must exist; bootstrapping accounts is the caller's (see bootstrap.ts).
+ */
+export async function createService(config: ServiceConfig): Promise<RunningService> {
+  const store = openStore(join(config.dataDir, 'exectl.db'));
+  const shutdown = new AbortController();
+  const closers: (() => Promise<void> | void)[] = [() => store.close()];
+  const close = async () => {
+    shutdown.abort(new Error('server shutting down'));
+    // Listeners first (no new work), then VM processes, then the database last.
+    for (const closeOne of closers.reverse()) await closeOne();
+  };
+
+  try {
+    const endpoints: ServiceEndpoints = { http: '', ssh: null, reflection: '' };
+    const machines = await startVmMachines({ config, store, endpoints });
+    closers.push(() => machines.shutdown());
+
+    const deps: ServiceDeps = { store, machines, config, endpoints, now: Date.now };
+    const registry = buildRegistry();
+    const rateLimiter = config.rateLimit === null ? null : new RateLimiter(config.rateLimit);
+    const exec = createExecHandler({
+      deps,
+      registry,
+      auth: new TokenAuthenticator(store, deps.now),
+      rateLimiter,
+      shutdown: shutdown.signal,
+    });
+
+    const http: HttpListener = await listenHttp(config.listen, config.tls, async (req, res) => {
+      const path = (req.url ?? '/').split('?')[0];
+      if (path === '/exec') return exec(req, res);
+      writeJson(res, 404, { error: 'not found' }, {});
+    });
+    closers.push(() => http.close());
+    endpoints.http = http.url;
+
+    return { endpoints, runtime: machines.runtime, store, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
