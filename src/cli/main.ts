@@ -26,14 +26,9 @@ export async function main(argv: readonly string[], proc: CliProcess): Promise<n
           });
     const hint = shown.hint === undefined ? '' : ` — ${oneLine(shown.hint)}`;
     proc.stderr.write(`exectl: ${oneLine(shown.message)}${hint}\n`);
-    if (proc.env.EXECTL_DEBUG === '1') writeDebugDetail(proc, err);
+    if (proc.env.EXECTL_DEBUG === '1') {
+      proc.stderr.write(`${err instanceof Error ? (err.stack ?? String(err)) : String(err)}\n`);
+    }
     return shown.exitCode;
   }
-}
-
-function writeDebugDetail(proc: CliProcess, err: unknown): void {
-  if (err instanceof ExectlError && err.logDetail !== undefined) {
-    proc.stderr.write(`detail: ${err.logDetail}\n`);
-  }
-  proc.stderr.write(`${err instanceof Error ? (err.stack ?? String(err)) : String(err)}\n`);
 }
