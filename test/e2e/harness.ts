@@ -29,7 +29,7 @@ export interface CliOptions {
   home: string;
   /** Extra environment, e.g. SSH_AUTH_SOCK or EXECTL_PASSPHRASE. */
   env?: Record<string, string>;
-  /** Written to stdin, which is then closed; without it stdin is /dev/null. */
+  /** Written to stdin, which is then closed; without it stdin is closed at once. */
   input?: string;
 }
 
@@ -45,14 +45,15 @@ export async function exectl(args: readonly string[], opts: CliOptions): Promise
   const child = spawn(process.execPath, [BIN, ...args], {
     env,
     cwd: opts.home,
-    stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    stdio: 'pipe',
   });
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
   child.stdout.on('data', (c: Buffer) => stdout.push(c));
   child.stderr.on('data', (c: Buffer) => stderr.push(c));
-  child.stdin?.on('error', () => {});
-  child.stdin?.end(opts.input);
+  // A run that exits without reading its stdin is judged by its exit code, not by EPIPE.
+  child.stdin.on('error', () => {});
+  child.stdin.end(opts.input);
   const [code] = (await once(child, 'close')) as [number | null];
   return {
     code,
