@@ -32,8 +32,6 @@ export interface Settings {
   keyPath: string | undefined;
   /** Namespace for command-endpoint tokens, e.g. `v0@localhost`. */
   namespace: string;
-  /** A ready token from `EXECTL_TOKEN` or the profile. */
-  token: string | undefined;
 }
 
 export interface SettingFlags {
@@ -114,7 +112,6 @@ export function resolveSettings(
       nonEmpty(env.EXECTL_NAMESPACE) ??
       profile.namespace ??
       `v0@${domain}`,
-    token: nonEmpty(env.EXECTL_TOKEN) ?? profile.token,
   };
 }
 

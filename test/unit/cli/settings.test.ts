@@ -34,7 +34,6 @@ const DEFAULTS: Settings = {
   profile: undefined,
   keyPath: undefined,
   namespace: 'v0@localhost',
-  token: undefined,
 };
 const HOME = { HOME: '/home/u' };
 
@@ -64,7 +63,6 @@ test('resolveSettings: flags > env > profile > defaults', () => {
         profile: 'work',
         keyPath: '/home/u/.ssh/work',
         namespace: 'v0@example.com',
-        token: 'svc1.WORK',
       },
     ],
     ['no default profile, none named', {}, HOME, NO_DEFAULT, {}],
@@ -97,7 +95,6 @@ test('resolveSettings: flags > env > profile > defaults', () => {
         EXECTL_URL: 'http://env',
         EXECTL_KEY: '/env/key',
         EXECTL_NAMESPACE: 'v0@env',
-        EXECTL_TOKEN: 'svc1.ENV',
       },
       CONFIG,
       {
@@ -105,7 +102,6 @@ test('resolveSettings: flags > env > profile > defaults', () => {
         profile: 'work',
         keyPath: '/env/key',
         namespace: 'v0@env',
-        token: 'svc1.ENV',
       },
     ],
     [
@@ -118,7 +114,6 @@ test('resolveSettings: flags > env > profile > defaults', () => {
         profile: 'work',
         keyPath: '/flag/key',
         namespace: 'v0@flag',
-        token: 'svc1.WORK',
       },
     ],
     [
