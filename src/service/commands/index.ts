@@ -1,0 +1,72 @@
+import type { ServiceDeps } from '../deps.js';
+import { CommandRegistry } from '../dispatch/registry.js';
+import { commentCommand } from './comment.js';
+import { helpCommand } from './help.js';
+import { lsCommand } from './ls.js';
+import { renameCommand } from './rename.js';
+import { shareAddCommand } from './share/add.js';
+import { sharePortCommand } from './share/port.js';
+import { shareRemoveCommand } from './share/remove.js';
+import { shareSetPrivateCommand } from './share/set-private.js';
+import { shareSetPublicCommand } from './share/set-public.js';
+import { shareShowCommand } from './share/show.js';
+import { sshKeyAddCommand } from './ssh-key/add.js';
+import { generateApiKeyCommand } from './ssh-key/generate-api-key.js';
+import { sshKeyListCommand } from './ssh-key/list.js';
+import { sshKeyRemoveCommand } from './ssh-key/remove.js';
+import { sshKeyRenameCommand } from './ssh-key/rename.js';
+import { svc0ToSvc1Command } from './svc0-to-svc1.js';
+import { tagCommand } from './tag.js';
+import { teamAddCommand } from './team/add.js';
+import { teamMembersCommand } from './team/members.js';
+import { teamRemoveCommand } from './team/remove.js';
+import { teamCommand } from './team/show.js';
+import { whoamiCommand } from './whoami.js';
+
+/**
+ * The service's command tree (SPEC §3), in the order `help` lists it: account and VM commands,
+ * then the `ssh-key` and `share` groups, then `team` (a command that is also the parent of
+ * `team members|add|remove`). A fresh registry per call: it holds no state of its own.
+ */
+export function buildRegistry(): CommandRegistry<ServiceDeps> {
+  const registry = new CommandRegistry<ServiceDeps>();
+  for (const command of [
+    helpCommand,
+    whoamiCommand,
+    lsCommand,
+    renameCommand,
+    tagCommand,
+    commentCommand,
+  ]) {
+    registry.register(command);
+  }
+
+  registry.registerGroup({ path: 'ssh-key', description: 'Manage your SSH keys and API tokens' });
+  for (const command of [
+    sshKeyListCommand,
+    sshKeyAddCommand,
+    sshKeyRemoveCommand,
+    sshKeyRenameCommand,
+    generateApiKeyCommand,
+  ]) {
+    registry.register(command);
+  }
+  registry.register(svc0ToSvc1Command);
+
+  registry.registerGroup({ path: 'share', description: 'Share your VMs with users or the public' });
+  for (const command of [
+    shareShowCommand,
+    sharePortCommand,
+    shareSetPublicCommand,
+    shareSetPrivateCommand,
+    shareAddCommand,
+    shareRemoveCommand,
+  ]) {
+    registry.register(command);
+  }
+
+  for (const command of [teamCommand, teamMembersCommand, teamAddCommand, teamRemoveCommand]) {
+    registry.register(command);
+  }
+  return registry;
+}

@@ -1,0 +1,84 @@
+// The options of the commands that make tokens (`ssh-key generate-api-key`, `svc0-to-svc1`):
+// namespaces, `--exp` and `--cmds`.
+import { commandFailed, ExectlError } from '../../../errors.js';
+import type { ServiceDeps } from '../../deps.js';
+import type { CommandRegistry } from '../../dispatch/registry.js';
+import { quote } from './validate.js';
+
+/** SPEC §1.3: the latest `exp` a token may carry (2100-01-01). */
+const LATEST_EXP = 4102444800;
+const SECONDS_PER: Record<string, number> = {
+  h: 3600,
+  d: 86_400,
+  w: 7 * 86_400,
+  y: 365 * 86_400,
+};
+/** The one command whose cmds entry may name a VM: `ssh <vm>` (SPEC §1.3). */
+const VM_SCOPED = 'ssh';
+
+/**
+ * The namespace of tokens for this server's command endpoint (`v0@<domain>`), or with a VM
+ * name, of tokens for that VM's address (`v0@<vm>.<domain>`, SPEC §1.2).
+ */
+export function tokenNamespace(deps: ServiceDeps, vmName?: string): string {
+  return vmName === undefined ? `v0@${deps.config.domain}` : `v0@${vmName}.${deps.config.domain}`;
+}
+
+/**
+ * `--exp`: `N` + `h` (hours), `d` (days), `w` (weeks) or `y` (365 days) from now, as unix
+ * seconds; `never` is null (no `exp` field).
+ *
+ * @throws 422 `invalid --exp "x": use N followed by h, d, w or y (e.g. 30d), or never`, or
+ *   `--exp "x" ends after 2100-01-01, the latest a token can expire`.
+ */
+export function parseExpiry(text: string, nowSeconds: number): number | null {
+  if (text === 'never') return null;
+  const match = /^([1-9][0-9]*)([hdwy])$/.exec(text);
+  if (match === null) {
+    throw commandFailed(
+      `invalid --exp ${quote(text)}: use N followed by h, d, w or y (e.g. 30d), or never`,
+    );
+  }
+  const exp = nowSeconds + Number(match[1]) * SECONDS_PER[match[2]!]!;
+  if (!(exp <= LATEST_EXP)) {
+    throw commandFailed(
+      `--exp ${quote(text)} ends after 2100-01-01, the latest a token can expire`,
+    );
+  }
+  return exp;
+}
+
+/**
+ * `--cmds a,b` (repeatable): the command paths, split at commas, trimmed, duplicates dropped,
+ * in order. Each must be a command of this server (`ssh <vm>` too), so a typo cannot make a
+ * token that silently allows nothing. An empty list means "the defaults" (no `cmds` field).
+ *
+ * @throws 422 `empty entry in --cmds` or `unknown command in --cmds: "x"`.
+ */
+export function parseCmdsFlag<Deps>(
+  values: readonly string[],
+  registry: CommandRegistry<Deps>,
+): string[] | undefined {
+  if (values.length === 0) return undefined;
+  const cmds: string[] = [];
+  for (const entry of values.flatMap((v) => v.split(',')).map((c) => c.trim())) {
+    if (entry === '') throw commandFailed('empty entry in --cmds');
+    if (!isCommandPath(entry, registry)) {
+      throw commandFailed(`unknown command in --cmds: ${quote(entry)}`);
+    }
+    if (!cmds.includes(entry)) cmds.push(entry);
+  }
+  return cmds;
+}
+
+/** Exactly as authorization compares them: words separated by single spaces. */
+function isCommandPath<Deps>(entry: string, registry: CommandRegistry<Deps>): boolean {
+  const words = entry.split(' ');
+  const scopedToVm = words.length === 2 && words[0] === VM_SCOPED;
+  try {
+    return registry.lookup(scopedToVm ? [VM_SCOPED] : words).definition !== undefined;
+  } catch (error) {
+    if (error instanceof ExectlError && error.code === 'unknown_command') return false;
+    throw error;
+  }
+}

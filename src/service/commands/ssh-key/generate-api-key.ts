@@ -1,0 +1,118 @@
+import { newSvc1 } from '../../../token/format.js';
+import { generateOneShotEd25519Signer } from '../../../token/generated-key.js';
+import { mintSvc0 } from '../../../token/mint.js';
+import { serializePermissions } from '../../../token/permissions.js';
+import { json, nowSeconds, rfc3339, type ServiceCommand } from '../shared/command.js';
+import { freeKeyName } from '../shared/ssh-keys.js';
+import { textRecord } from '../shared/text-table.js';
+import { parseCmdsFlag, parseExpiry, tokenNamespace } from '../shared/token-options.js';
+import { checkKeyName } from '../shared/validate.js';
+import { findVisibleVm } from '../shared/vm-access.js';
+
+const DEFAULT_EXP = '30d';
+
+interface ApiKeyData {
+  label: string;
+  token: string;
+  namespace: string;
+  fingerprint: string;
+  expires_at: string | null;
+}
+
+/**
+ * `ssh-key generate-api-key [--label L] [--vm V] [--cmds a,b] [--exp 30d|never]` — a token for
+ * programs. A fresh ed25519 key is made in memory, registered on the caller's account under the
+ * label, signs `{"exp":...,"cmds":[...]}` (compact; no `cmds` means the defaults, no `exp` with
+ * `--exp never`), and is dropped: it can never sign again, and `ssh-key remove <label>` revokes
+ * the token. The answer is the svc1 handle of that svc0. Default lifetime 30 days; with `--vm`
+ * the token is a VM token (`v0@<vm>.<domain>`) for a VM the caller can see.
+ */
+export const generateApiKeyCommand: ServiceCommand = {
+  path: 'ssh-key generate-api-key',
+  description:
+    'Make an API token (svc1) signed by a fresh key registered under a label; remove the key to revoke it',
+  usage: 'ssh-key generate-api-key [--label L] [--vm V] [--cmds a,b] [--exp 30d|never]',
+  flags: [
+    {
+      name: 'label',
+      type: 'string',
+      description: 'Name of the new key (default: api-key-<date>, made unique)',
+    },
+    { name: 'vm', type: 'string', description: 'Make a token for this VM (v0@<vm>.<domain>)' },
+    {
+      name: 'cmds',
+      type: 'string[]',
+      description:
+        'Commands the token may run, comma-separated, repeatable (default: the defaults)',
+    },
+    {
+      name: 'exp',
+      type: 'string',
+      default: DEFAULT_EXP,
+      description: 'Lifetime: N followed by h, d, w or y, or never',
+    },
+  ],
+  args: [],
+  examples: [
+    'ssh-key generate-api-key --exp=30d',
+    "ssh-key generate-api-key --label ci --cmds 'ls,ssh web' --exp 7d",
+    'ssh-key generate-api-key --vm web --exp 1y',
+  ],
+  mutates: true,
+  async run(ctx, input) {
+    const { deps, principal } = ctx;
+    const vmName = input.flags.string('vm');
+    if (vmName !== undefined) findVisibleVm(ctx, vmName);
+    const namespace = tokenNamespace(deps, vmName);
+    const now = nowSeconds(ctx);
+    const exp = parseExpiry(input.flags.string('exp') ?? DEFAULT_EXP, now);
+    const cmds = parseCmdsFlag(input.flags.strings('cmds'), ctx.registry);
+    const given = input.flags.string('label');
+    const base = `api-key-${rfc3339(now).slice(0, 10)}`;
+    const label =
+      given === undefined
+        ? freeKeyName(ctx, (n) => (n === 1 ? base : `${base}-${n}`))
+        : checkKeyName(given);
+
+    const payload = serializePermissions({
+      ...(exp === null ? {} : { exp }),
+      ...(cmds === undefined ? {} : { cmds }),
+    });
+    const signer = generateOneShotEd25519Signer(label);
+    const svc0 = await mintSvc0(payload, signer, namespace);
+    const key = signer.publicKey;
+    // Registered only once the token exists, so a refused label leaves nothing behind.
+    deps.store.addKey({
+      accountId: principal.accountId,
+      fingerprint: key.fingerprint,
+      name: label,
+      publicKey: key.toOpenSsh(),
+      keyType: key.type,
+    });
+    const svc1 = deps.store.findOrCreateSvc1({
+      fingerprint: key.fingerprint,
+      namespace,
+      payload: Buffer.from(payload, 'utf8'),
+      svc0,
+      exp,
+      newHandle: newSvc1,
+    });
+    const data: ApiKeyData = {
+      label,
+      token: svc1.handle,
+      namespace,
+      fingerprint: key.fingerprint,
+      expires_at: exp === null ? null : rfc3339(exp),
+    };
+    return json(data);
+  },
+  renderText(data: ApiKeyData) {
+    return textRecord([
+      ['token', data.token],
+      ['label', data.label],
+      ['namespace', data.namespace],
+      ['fingerprint', data.fingerprint],
+      ['expires', data.expires_at ?? 'never'],
+    ]);
+  },
+};

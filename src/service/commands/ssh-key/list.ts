@@ -1,0 +1,53 @@
+import { json, type ServiceCommand } from '../shared/command.js';
+import { optionalCell, textTable } from '../shared/text-table.js';
+
+interface KeyEntry {
+  name: string;
+  fingerprint: string;
+  public_key: string;
+  added_at: string;
+  last_used_at: string | null;
+  current: boolean;
+}
+
+interface SshKeyListData {
+  ssh_keys: KeyEntry[];
+}
+
+/**
+ * `ssh-key list` — the caller's keys, oldest first; `current` marks the key of this request.
+ * `last_used_at` may lag the real last use by a few seconds (the store buffers it).
+ */
+export const sshKeyListCommand: ServiceCommand = {
+  path: 'ssh-key list',
+  description: 'List your SSH keys (current: the key of this request)',
+  usage: 'ssh-key list',
+  flags: [],
+  args: [],
+  examples: ['ssh-key list'],
+  mutates: false,
+  async run(ctx) {
+    const { principal, deps } = ctx;
+    const data: SshKeyListData = {
+      ssh_keys: deps.store.listKeys(principal.accountId).map((key) => ({
+        name: key.name,
+        fingerprint: key.fingerprint,
+        public_key: key.publicKey,
+        added_at: key.addedAt,
+        last_used_at: key.lastUsedAt,
+        current: key.fingerprint === principal.keyFingerprint,
+      })),
+    };
+    return json(data);
+  },
+  renderText(data: SshKeyListData) {
+    const rows = data.ssh_keys.map((k) => [
+      k.current ? '*' : '',
+      k.name,
+      k.fingerprint,
+      k.added_at,
+      optionalCell(k.last_used_at),
+    ]);
+    return textTable(['', 'name', 'fingerprint', 'added', 'last used'], rows, 'no ssh keys');
+  },
+};

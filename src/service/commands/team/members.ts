@@ -1,0 +1,24 @@
+import { json, type ServiceCommand } from '../shared/command.js';
+import { currentTeam, memberEntries, memberTable, type MemberEntry } from '../shared/team-view.js';
+
+interface MembersData {
+  members: MemberEntry[];
+}
+
+/** `team members` — everyone in the caller's team, owner first, then by joining time. */
+export const teamMembersCommand: ServiceCommand = {
+  path: 'team members',
+  description: 'List the members of your team, owner first',
+  usage: 'team members',
+  flags: [],
+  args: [],
+  examples: ['team members'],
+  mutates: false,
+  async run(ctx) {
+    const data: MembersData = { members: memberEntries(ctx, currentTeam(ctx).team.id) };
+    return json(data);
+  },
+  renderText(data: MembersData) {
+    return memberTable(data.members);
+  },
+};

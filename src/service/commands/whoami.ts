@@ -1,0 +1,44 @@
+import { json, type ServiceCommand } from './shared/command.js';
+import { textRecord, textTable } from './shared/text-table.js';
+
+interface WhoamiData {
+  email: string;
+  user_id: string;
+  ssh_keys: { name: string; fingerprint: string; public_key: string; current: boolean }[];
+}
+
+/** `whoami` — the caller's account and its keys; `current` marks the key of this request. */
+export const whoamiCommand: ServiceCommand = {
+  path: 'whoami',
+  description: 'Show your account: email, user id and SSH keys (current: the key of this request)',
+  usage: 'whoami',
+  flags: [],
+  args: [],
+  examples: ['whoami'],
+  mutates: false,
+  async run(ctx) {
+    const { principal, deps } = ctx;
+    const data: WhoamiData = {
+      email: principal.email,
+      user_id: principal.userId,
+      ssh_keys: deps.store.listKeys(principal.accountId).map((key) => ({
+        name: key.name,
+        fingerprint: key.fingerprint,
+        public_key: key.publicKey,
+        current: key.fingerprint === principal.keyFingerprint,
+      })),
+    };
+    return json(data);
+  },
+  renderText(data: WhoamiData) {
+    const keys = data.ssh_keys.map((k) => [k.current ? '*' : '', k.name, k.fingerprint]);
+    return (
+      textRecord([
+        ['email', data.email],
+        ['user id', data.user_id],
+      ]) +
+      '\n' +
+      textTable(['', 'name', 'fingerprint'], keys, 'no ssh keys')
+    );
+  },
+};
