@@ -1,0 +1,44 @@
+import type { ServerChannel } from 'ssh2';
+import { CrlfTranslator } from './crlf.js';
+import type { CommandSink } from './run-line.js';
+
+/** A {@link CommandSink} on an SSH channel, which also knows where the cursor was left. */
+export interface ChannelSink extends CommandSink {
+  /** True when the last byte written (to either stream) ended a line, or nothing was written. */
+  readonly atLineStart: boolean;
+}
+
+/**
+ * Writes to the channel's stdout and stderr (SSH extended data). On a session with a pty,
+ * line feeds become `\r\n` as a real pty would make them. Writes after the client closed the
+ * channel are dropped: a command may still be finishing when its client is gone.
+ */
+export function channelSink(channel: ServerChannel, pty: boolean): ChannelSink {
+  const toStdout = new CrlfTranslator();
+  const toStderr = new CrlfTranslator();
+  let atLineStart = true;
+  const write = (
+    stream: { write(chunk: Buffer): unknown },
+    translator: CrlfTranslator,
+    chunk: Buffer | string,
+  ): void => {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    if (bytes.length === 0 || channel.destroyed || channel.writableEnded) return;
+    atLineStart = bytes[bytes.length - 1] === 0x0a;
+    stream.write(pty ? translator.translate(bytes) : bytes);
+  };
+  return {
+    stdout: (chunk) => write(channel, toStdout, chunk),
+    stderr: (chunk) => write(channel.stderr, toStderr, chunk),
+    get atLineStart() {
+      return atLineStart;
+    },
+  };
+}
+
+/** Sends the exit status and closes the channel, once; nothing happens if it is already gone. */
+export function finishChannel(channel: ServerChannel, exitStatus: number): void {
+  if (channel.destroyed || channel.writableEnded) return;
+  channel.exit(exitStatus);
+  channel.end();
+}

@@ -1,0 +1,89 @@
+import { performance } from 'node:perf_hooks';
+import type { AuthContext, Connection } from 'ssh2';
+import { fingerprintOf } from '../../token/keys.js';
+import { logRequest, newRequestId } from '../request-log.js';
+import { judgePublicKeyAttempt } from './authenticate.js';
+import { sshPrincipal } from './principal.js';
+import type { SshCommandEnvironment } from './run-line.js';
+import { serveSessions } from './session.js';
+
+/** Attempts (queries and signatures) one connection may make before it is cut off. */
+const MAX_AUTH_ATTEMPTS = 10;
+/** A connection that has not authenticated by then is cut off, as sshd's LoginGraceTime. */
+const LOGIN_GRACE_MS = 60_000;
+
+/** What the front end hands every connection. */
+export interface ConnectionContext {
+  env: SshCommandEnvironment;
+  shutdown: AbortSignal;
+  track(work: Promise<unknown>): void;
+}
+
+/**
+ * Serves one client connection: authentication by registered public key only (every other
+ * method, password and keyboard-interactive included, is refused and never offered: the only
+ * method the server lists is `publickey`), then its sessions as the key's account. The SSH user
+ * name is ignored: the key alone says who the caller is. A connection that never
+ * authenticates is logged once, as a 401 with the last key it offered.
+ */
+export function serveConnection(client: Connection, ctx: ConnectionContext): void {
+  const started = performance.now();
+  const store = ctx.env.deps.store;
+  let attempts = 0;
+  let offered = '-';
+  let authenticated: string | undefined;
+  const grace = setTimeout(() => client.end(), LOGIN_GRACE_MS);
+  grace.unref();
+
+  client.on('authentication', (auth: AuthContext) => {
+    if (auth.method !== 'publickey') return auth.reject(['publickey']);
+    attempts += 1;
+    if (attempts > MAX_AUTH_ATTEMPTS) {
+      auth.reject([]);
+      client.end();
+      return;
+    }
+    offered = fingerprintOf(auth.key.data);
+    const verdict = judgePublicKeyAttempt(store, {
+      algorithm: auth.key.algo,
+      keyBlob: auth.key.data,
+      hashAlgorithm: auth.hashAlgo,
+      ...(auth.signature !== undefined && auth.blob !== undefined
+        ? { proof: { signedData: auth.blob, signature: auth.signature } }
+        : {}),
+    });
+    if (verdict === 'reject') return auth.reject(['publickey']);
+    if (auth.signature !== undefined) authenticated = offered;
+    auth.accept();
+  });
+
+  client.on('ready', () => {
+    clearTimeout(grace);
+    const fingerprint = authenticated!;
+    let email: string;
+    try {
+      email = sshPrincipal(store, fingerprint).email;
+    } catch {
+      // The key was removed between its signature and now.
+      client.end();
+      return;
+    }
+    serveSessions(client, { ...ctx, fingerprint, email });
+  });
+
+  // A reset or garbled connection only concerns that client; there is nobody to tell.
+  client.on('error', () => {});
+
+  client.on('close', () => {
+    clearTimeout(grace);
+    if (authenticated !== undefined || attempts === 0) return;
+    logRequest(ctx.env.log, {
+      requestId: newRequestId(),
+      via: 'ssh',
+      fingerprint: offered,
+      path: '-',
+      status: 401,
+      durationMs: performance.now() - started,
+    });
+  });
+}

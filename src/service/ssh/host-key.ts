@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import { link, readFile, unlink, writeFile } from 'node:fs/promises';
+import ssh2 from 'ssh2';
+import { ExectlError } from '../../errors.js';
+import { fingerprintOf } from '../../token/keys.js';
+
+/** The server's SSH identity: what ssh2 serves and what users pin in known_hosts. */
+export interface HostKey {
+  /** OpenSSH private key text, handed to ssh2's `hostKeys`. Never logged. */
+  privateKey: string;
+  /** The public key as one known_hosts / .pub line: `ssh-ed25519 AAAA...`. */
+  publicKey: string;
+  /** `SHA256:...`, what `ssh-keygen -lf` and the first-connection prompt of `ssh` show. */
+  fingerprint: string;
+}
+
+/**
+ * Reads the host key at `path`, or creates an ed25519 key there on first start, so that
+ * clients see the same host key after every restart. The file is created with mode 0600 and
+ * appears whole or not at all: it is written to a temporary name and then hard-linked into
+ * place, which fails if another process got there first (then its key is used). A `.pub` copy
+ * is written beside it for users who want to pin the key ahead of their first connection.
+ */
+export async function loadOrCreateHostKey(path: string): Promise<HostKey> {
+  const existing = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  });
+  if (existing !== undefined) return describe(path, existing);
+
+  const generated = ssh2.utils.generateKeyPairSync('ed25519');
+  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  await writeFile(temporary, generated.private, { mode: 0o600, flush: true });
+  try {
+    await link(temporary, path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    await unlink(temporary);
+  }
+  const key = describe(path, await readFile(path, 'utf8'));
+  await writeFile(`${path}.pub`, key.publicKey + '\n', { mode: 0o644 });
+  return key;
+}
+
+function describe(path: string, privateKey: string): HostKey {
+  const parsed = ssh2.utils.parseKey(privateKey);
+  if (parsed instanceof Error || Array.isArray(parsed) || !parsed.isPrivateKey()) {
+    throw new ExectlError('usage', `SSH host key ${path} is not an unencrypted private key`, {
+      hint: 'move the file away and a new host key is generated at the next start',
+    });
+  }
+  const blob = parsed.getPublicSSH();
+  return {
+    privateKey,
+    publicKey: `${parsed.type} ${blob.toString('base64')}`,
+    fingerprint: fingerprintOf(blob),
+  };
+}

@@ -1,0 +1,107 @@
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import ssh2, { type Connection } from 'ssh2';
+import { ExectlError } from '../../errors.js';
+import type { ListenAddress, LogSink } from '../config.js';
+import type { ServiceDeps } from '../deps.js';
+import type { CommandRegistry } from '../dispatch/registry.js';
+import type { RateLimiter } from '../http/rate-limit.js';
+import { serveConnection } from './connection.js';
+import { loadOrCreateHostKey } from './host-key.js';
+import { Cancellation } from './run-line.js';
+
+export interface SshFrontEndOptions {
+  deps: ServiceDeps;
+  registry: CommandRegistry<ServiceDeps>;
+  /** `--ssh-listen`; port 0 picks a free port. */
+  listen: ListenAddress;
+  /** The host key file, e.g. `<data>/ssh_host_ed25519_key`; created on first start. */
+  hostKeyPath: string;
+  /** Shared with the HTTP front end: one bucket per key whichever way it calls. */
+  rateLimiter: RateLimiter | null;
+  log: LogSink;
+}
+
+export interface SshFrontEnd {
+  /** Where it listens (the real port when asked for port 0). */
+  address: { host: string; port: number };
+  /** `SHA256:...` of the host key, as `ssh` shows it on first connection. */
+  hostKeyFingerprint: string;
+  /** Stops accepting, cancels running commands, ends every connection. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** How long clients get to hang up after being told to, before their sockets are cut. */
+const DISCONNECT_GRACE_MS = 2000;
+
+/**
+ * Starts the SSH front end (SPEC §7): the same commands as /exec over a real SSH server,
+ * for registered keys only — one-shot `ssh host <command line>` and an interactive REPL.
+ * Loads the host key from `hostKeyPath`, creating it on first start.
+ *
+ * @throws ExectlError `usage` when the address cannot be listened on (in use, not local).
+ */
+export async function startSshFrontEnd(options: SshFrontEndOptions): Promise<SshFrontEnd> {
+  const hostKey = await loadOrCreateHostKey(options.hostKeyPath);
+  const shutdown = new AbortController();
+  const running = new Set<Promise<unknown>>();
+  const connections = new Set<Connection>();
+  const sockets = new Set<Socket>();
+  const env = {
+    deps: options.deps,
+    registry: options.registry,
+    rateLimiter: options.rateLimiter,
+    log: options.log,
+  };
+  const track = (work: Promise<unknown>): void => {
+    const settled = work.finally(() => running.delete(settled));
+    running.add(settled);
+  };
+
+  const ssh = new ssh2.Server({ hostKeys: [hostKey.privateKey], ident: 'exectl' }, (client) => {
+    connections.add(client);
+    client.on('close', () => connections.delete(client));
+    serveConnection(client, { env, shutdown: shutdown.signal, track });
+  });
+  // ssh2 speaks SSH over sockets it is handed; owning the listener lets close() cut them.
+  const tcp = createServer((socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    ssh.injectSocket(socket);
+  });
+  await listen(tcp, options.listen);
+  tcp.on('error', (err) => options.log(`ssh listener error: ${err.message}`));
+  const { address, port } = tcp.address() as AddressInfo;
+
+  let closing: Promise<void> | undefined;
+  const close = async (): Promise<void> => {
+    shutdown.abort(new Cancellation('shutdown'));
+    const stopped = new Promise<void>((resolve) => tcp.close(() => resolve()));
+    await Promise.allSettled([...running]);
+    for (const client of connections) client.end();
+    const cut = sleep(DISCONNECT_GRACE_MS, undefined, { ref: false }).then(() => {
+      for (const socket of sockets) socket.destroy();
+    });
+    await Promise.race([stopped, cut]);
+    await stopped;
+  };
+  return {
+    address: { host: address, port },
+    hostKeyFingerprint: hostKey.fingerprint,
+    close: () => (closing ??= close()),
+  };
+}
+
+function listen(tcp: ReturnType<typeof createServer>, at: ListenAddress): Promise<void> {
+  return new Promise((resolve, reject) => {
+    tcp.once('error', (err: NodeJS.ErrnoException) => {
+      reject(
+        new ExectlError('usage', `cannot listen for SSH on ${at.host}:${at.port}: ${err.code}`, {
+          hint: 'choose another address with --ssh-listen, or turn SSH off with --ssh-listen off',
+          cause: err,
+        }),
+      );
+    });
+    tcp.listen(at.port, at.host, () => resolve());
+  });
+}

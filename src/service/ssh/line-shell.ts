@@ -1,0 +1,92 @@
+import { StringDecoder } from 'node:string_decoder';
+import type { ServerChannel } from 'ssh2';
+import { DEFAULTS } from '../config.js';
+import { channelSink, finishChannel } from './channel-sink.js';
+import { isLeaveCommand } from './leave-command.js';
+import { Cancellation, runCommandLine } from './run-line.js';
+import type { Interruptible, SessionContext } from './session-context.js';
+
+/**
+ * A shell session without a pty (`echo ls | ssh host`, `ssh -T host`): like `sh` reading a
+ * script, it runs each input line as a command, in order, with no prompt and no echo, and
+ * ends at the end of the input or at `exit`/`quit`, with the status of the last command run.
+ * A line longer than the command-line limit is cut just past the limit, so that it fails with
+ * the limit's own error instead of being held in memory whole.
+ */
+/** Input lines waiting to run before the channel stops reading (the client then waits). */
+const MAX_WAITING_LINES = 64;
+
+export function startLineShell(channel: ServerChannel, ctx: SessionContext): Interruptible {
+  const sink = channelSink(channel, false);
+  const utf8 = new StringDecoder('utf8');
+  const lines: string[] = [];
+  let partial = '';
+  let skippingRestOfLine = false;
+  let inputEnded = false;
+  let running: AbortController | undefined;
+  let lastExit = 0;
+  let closed = false;
+
+  const leave = (): void => {
+    if (closed) return;
+    closed = true;
+    finishChannel(channel, lastExit);
+  };
+
+  const next = (): void => {
+    if (running !== undefined || closed) return;
+    const line = lines.shift();
+    if (lines.length < MAX_WAITING_LINES) channel.resume();
+    if (line === undefined) return void (inputEnded && leave());
+    if (line.trim() === '') return next();
+    if (isLeaveCommand(line)) return leave();
+    const controller = new AbortController();
+    running = controller;
+    const signal = AbortSignal.any([controller.signal, ctx.shutdown]);
+    ctx.track(
+      runCommandLine(ctx.env, ctx.fingerprint, line, sink, signal).then((exit) => {
+        running = undefined;
+        lastExit = exit;
+        if (ctx.shutdown.aborted) return leave();
+        next();
+      }),
+    );
+  };
+
+  const take = (text: string): void => {
+    const pieces = text.split('\n');
+    const last = pieces.pop()!;
+    for (const piece of pieces) {
+      if (!skippingRestOfLine) lines.push((partial + piece).replace(/\r$/, ''));
+      partial = '';
+      skippingRestOfLine = false;
+    }
+    if (skippingRestOfLine) return;
+    partial += last;
+    if (Buffer.byteLength(partial) > DEFAULTS.bodyLimit) {
+      lines.push(partial.slice(0, DEFAULTS.bodyLimit + 1));
+      partial = '';
+      skippingRestOfLine = true;
+    }
+  };
+
+  channel.on('data', (chunk: Buffer) => {
+    take(utf8.write(chunk));
+    if (lines.length >= MAX_WAITING_LINES) channel.pause();
+    next();
+  });
+  channel.on('end', () => {
+    take(utf8.end());
+    if (partial !== '') lines.push(partial.replace(/\r$/, ''));
+    partial = '';
+    inputEnded = true;
+    next();
+  });
+  channel.on('close', () => {
+    closed = true;
+    running?.abort(new Cancellation('disconnected'));
+  });
+  return {
+    interrupt: () => running?.abort(new Cancellation('interrupted')),
+  };
+}

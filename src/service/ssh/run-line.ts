@@ -1,0 +1,156 @@
+import { performance } from 'node:perf_hooks';
+import { ERROR_CATALOGUE, ExectlError } from '../../errors.js';
+import { DEFAULTS, type LogSink } from '../config.js';
+import type { ServiceDeps } from '../deps.js';
+import { dispatch, type DispatchResult } from '../dispatch/dispatcher.js';
+import { lexCommandLine } from '../dispatch/lexer.js';
+import type { CommandRegistry } from '../dispatch/registry.js';
+import { renderJson, renderText } from '../dispatch/render.js';
+import type { RateLimiter } from '../http/rate-limit.js';
+import { logRequest, newRequestId } from '../request-log.js';
+import { sshPrincipal } from './principal.js';
+
+/** Where one command writes: the SSH channel's stdout and stderr. */
+export interface CommandSink {
+  stdout(chunk: Buffer | string): void;
+  stderr(chunk: Buffer | string): void;
+}
+
+/** What every SSH command needs besides its line: shared by all connections. */
+export interface SshCommandEnvironment {
+  deps: ServiceDeps;
+  registry: CommandRegistry<ServiceDeps>;
+  /** The same instance as the HTTP front end's, so a key has one bucket; null: unlimited. */
+  rateLimiter: RateLimiter | null;
+  log: LogSink;
+}
+
+/**
+ * The reason a front end aborts a running command with: the user pressed Ctrl-C, the client
+ * went away, or the server is stopping. It is not a failure of the command.
+ */
+export class Cancellation {
+  constructor(readonly why: 'interrupted' | 'disconnected' | 'shutdown') {}
+}
+
+/** Exit status of a command the user interrupted, as a shell reports SIGINT (128 + 2). */
+export const INTERRUPTED_EXIT = 130;
+/** Logged for a cancelled command: the status proxies use for "client closed the request". */
+const CANCELLED_STATUS = 499;
+
+interface Outcome {
+  exit: number;
+  status: number;
+  path: string;
+  detail?: string;
+}
+
+/**
+ * Runs one command line for the key `fingerprint` exactly as /exec would — key still
+ * registered (401), the key's rate-limit bucket (429), then the dispatcher — and writes the
+ * answer: readable text, or JSON with `--json`; raw bytes as they come for `ssh <vm> ...`;
+ * `error: <message>` on stderr for a failure. Logs one line. Resolves with the SSH exit
+ * status: 0 on success, the VM command's own status for `ssh <vm>`, the catalogue's exit code
+ * for a failure, {@link INTERRUPTED_EXIT} when cancelled. Never rejects.
+ */
+export async function runCommandLine(
+  env: SshCommandEnvironment,
+  fingerprint: string,
+  line: string,
+  sink: CommandSink,
+  signal: AbortSignal,
+): Promise<number> {
+  const started = performance.now();
+  const requestId = newRequestId();
+  let path = '-';
+  let outcome: Outcome;
+  try {
+    const principal = sshPrincipal(env.deps.store, fingerprint);
+    env.deps.store.recordKeyUse(fingerprint);
+    takeFromBucket(env.rateLimiter, fingerprint);
+    checkLine(line);
+    const result = await dispatch(env.registry, line, principal, env.deps, {
+      deadlineMs: env.deps.config.commandDeadlineMs,
+      requestId,
+      signal,
+      onResolved: (resolved) => (path = resolved),
+    });
+    outcome = { ...(await writeResult(result, sink)), path };
+  } catch (err) {
+    outcome = { ...reportFailure(err, line, sink), path };
+  }
+  logRequest(env.log, {
+    requestId,
+    via: 'ssh',
+    fingerprint,
+    path: outcome.path,
+    status: outcome.status,
+    durationMs: performance.now() - started,
+    ...(outcome.detail === undefined ? {} : { detail: outcome.detail }),
+  });
+  return outcome.exit;
+}
+
+function takeFromBucket(limiter: RateLimiter | null, fingerprint: string): void {
+  const decision = limiter?.take(fingerprint) ?? { allowed: true };
+  if (decision.allowed) return;
+  throw new ExectlError('rate_limited', 'rate limit exceeded', {
+    hint: `wait ${decision.retryAfterSeconds}s before the next command`,
+  });
+}
+
+/** The front end's own checks of SPEC §2, worded for a command line instead of a body. */
+function checkLine(line: string): void {
+  if (Buffer.byteLength(line) > DEFAULTS.bodyLimit) {
+    throw new ExectlError('body_too_large', `command line exceeds ${DEFAULTS.bodyLimit} bytes`);
+  }
+  if (line.includes('\0')) {
+    throw new ExectlError('bad_request', 'command line contains a NUL byte');
+  }
+}
+
+async function writeResult(
+  result: DispatchResult,
+  sink: CommandSink,
+): Promise<Omit<Outcome, 'path'>> {
+  const { output } = result;
+  if (output.kind === 'json') {
+    sink.stdout(
+      result.json ? renderJson(output.data) : renderText(output.data, result.textRenderer),
+    );
+    return { exit: 0, status: 200 };
+  }
+  const { exitCode } = await output.start({ write: (chunk) => sink.stdout(chunk) });
+  return { exit: exitCode, status: exitCode === 0 ? 200 : 422 };
+}
+
+function reportFailure(err: unknown, line: string, sink: CommandSink): Omit<Outcome, 'path'> {
+  if (err instanceof Cancellation) {
+    if (err.why === 'shutdown') sink.stderr('error: the server is shutting down\n');
+    return { exit: INTERRUPTED_EXIT, status: CANCELLED_STATUS };
+  }
+  if (err instanceof ExectlError && err.code !== 'internal') {
+    // A failure that still carries data (`rm` with some VMs deleted) shows it, as /exec does.
+    if (err.body !== undefined) {
+      sink.stdout(asksForJson(line) ? renderJson(err.body) : renderText(err.body));
+    }
+    sink.stderr(`error: ${err.message}\n`);
+    return {
+      exit: err.exitCode,
+      status: err.status,
+      ...(err.logDetail === undefined ? {} : { detail: err.logDetail }),
+    };
+  }
+  sink.stderr('error: internal error\n');
+  const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  return { exit: ERROR_CATALOGUE.internal.exit, status: ERROR_CATALOGUE.internal.status, detail };
+}
+
+/** Whether `--json` was typed; only needed when dispatch failed before saying so itself. */
+function asksForJson(line: string): boolean {
+  try {
+    return lexCommandLine(line).includes('--json');
+  } catch {
+    return false;
+  }
+}
