@@ -51,12 +51,8 @@ export interface CliContext {
   settings(flags?: CommandSettingFlags): Settings;
 }
 
-export function createContext(
-  proc: CliProcess,
-  globals: GlobalFlags,
-  clock = systemClock,
-): CliContext {
-  let config: ConfigFile | undefined;
+export function createContext(proc: CliProcess, globals: GlobalFlags): CliContext {
+  let config: { file: ConfigFile | undefined } | undefined;
   // NO_COLOR counts only when non-empty (https://no-color.org).
   const color = globals.color && !proc.env.NO_COLOR && proc.stdout.isTTY === true;
   return {
@@ -64,15 +60,15 @@ export function createContext(
     stdout: proc.stdout,
     stderr: proc.stderr,
     env: proc.env,
-    clock,
+    clock: systemClock,
     quiet: globals.quiet === true,
     color,
     settings(flags = {}) {
-      config ??= loadConfigFile(proc.env);
+      config ??= { file: loadConfigFile(proc.env) };
       return resolveSettings(
         { ...flags, url: globals.url, profile: globals.profile },
         proc.env,
-        config,
+        config.file,
       );
     },
   };

@@ -113,8 +113,9 @@ function firstFailure(
   now: number,
   verified: boolean | null,
 ): TokenError | undefined {
-  if (decoded.signer === undefined)
+  if (decoded.signer === undefined) {
     return new TokenError('unsupported_key', 'unsupported key type');
+  }
   try {
     checkTimeWindow(decoded.permissions, now);
   } catch (err) {
@@ -136,6 +137,7 @@ function signatureVerifies(
 ): boolean {
   const { exp, nbf } = decoded.permissions;
   const namespace = decoded.signature.namespace;
+  // nbf (or exp) itself lies inside the window; with neither, any time does.
   const insideWindow = nbf ?? exp ?? 0;
   try {
     verifySvc0(token, {
