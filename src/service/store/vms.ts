@@ -62,6 +62,8 @@ export interface VmStore {
   setDefaultPort(vmId: number, port: number): VmRecord;
   setVisibility(vmId: number, visibility: Visibility): VmRecord;
   setStatus(vmId: number, status: string): VmRecord;
+  /** Replaces the environment the VM's commands get (from the next command on). */
+  setEnv(vmId: number, env: Record<string, string>): VmRecord;
   /**
    * Deletes the record with its tags, shares and the owner's `vm:<name>` attachments (so a
    * later VM of that name does not inherit them); returns what was deleted. The VM's disk and
@@ -130,6 +132,7 @@ export function vmStore(ctx: StoreContext): VmStore {
     'UPDATE vms SET visibility = ? WHERE id = ?',
   );
   const setStatus = db.prepare<[string, number]>('UPDATE vms SET status = ? WHERE id = ?');
+  const setEnv = db.prepare<[string, number]>('UPDATE vms SET env = ? WHERE id = ?');
   const remove = db.prepare<[number]>('DELETE FROM vms WHERE id = ?');
 
   const requireVm = (vmId: number): VmRecord => {
@@ -224,6 +227,7 @@ export function vmStore(ctx: StoreContext): VmStore {
     setDefaultPort: changeVm((vm, port: number) => setPort.run(port, vm.id)),
     setVisibility: changeVm((vm, visibility: Visibility) => setVisibility.run(visibility, vm.id)),
     setStatus: changeVm((vm, status: string) => setStatus.run(status, vm.id)),
+    setEnv: changeVm((vm, env: Record<string, string>) => setEnv.run(JSON.stringify(env), vm.id)),
 
     deleteVm: writeTransaction(db, (vmId: number) => {
       const vm = requireVm(vmId);

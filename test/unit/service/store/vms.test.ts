@@ -229,6 +229,21 @@ describe('setters', () => {
     });
   });
 
+  test('setEnv replaces the whole environment, as written back on reopen', () => {
+    const vm = f.store.createVm({
+      accountId: ada.id,
+      name: 'envy',
+      emoji: '🦊',
+      status: 'running',
+      env: { OLD: 'x', KEEP: 'y' },
+    });
+    const changed = f.store.setEnv(vm.id, { KEEP: 'z', NEW: 'a b=c' });
+    assert.deepEqual(changed, { ...vm, env: { KEEP: 'z', NEW: 'a b=c' } });
+    assert.deepEqual(f.reopen().getVm(vm.id)!.env, { KEEP: 'z', NEW: 'a b=c' });
+    assert.deepEqual(f.store.setEnv(vm.id, {}).env, {});
+    f.store.deleteVm(vm.id);
+  });
+
   test('a VM that no longer exists is a not_found conflict for every change', () => {
     const changes = [
       () => f.store.renameVm(9999, 'x'),
@@ -239,6 +254,7 @@ describe('setters', () => {
       () => f.store.setDefaultPort(9999, 8000),
       () => f.store.setVisibility(9999, 'private'),
       () => f.store.setStatus(9999, 'running'),
+      () => f.store.setEnv(9999, {}),
       () => f.store.deleteVm(9999),
     ];
     for (const change of changes) {
