@@ -64,7 +64,8 @@ export function checkComment(comment: string): string {
  *   `--env FOO given more than once`.
  */
 export function parseEnv(entries: readonly string[]): Record<string, string> {
-  const env: Record<string, string> = {};
+  // A Map, not an object literal: `env['__proto__'] = v` would set the prototype instead.
+  const env = new Map<string, string>();
   for (const entry of entries) {
     const eq = entry.indexOf('=');
     const key = eq < 0 ? '' : entry.slice(0, eq);
@@ -73,10 +74,10 @@ export function parseEnv(entries: readonly string[]): Record<string, string> {
         `invalid --env ${quote(entry)}: expected KEY=VALUE with KEY a shell variable name`,
       );
     }
-    if (Object.hasOwn(env, key)) throw commandFailed(`--env ${key} given more than once`);
-    env[key] = entry.slice(eq + 1);
+    if (env.has(key)) throw commandFailed(`--env ${key} given more than once`);
+    env.set(key, entry.slice(eq + 1));
   }
-  return env;
+  return Object.fromEntries(env);
 }
 
 /** @throws 422 `invalid email "x"` */

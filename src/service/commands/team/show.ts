@@ -18,7 +18,7 @@ export const teamCommand: ServiceCommand = {
   usage: 'team',
   flags: [],
   args: [],
-  examples: ['team', 'team members'],
+  examples: ['team'],
   mutates: false,
   async run(ctx) {
     const { team, role } = currentTeam(ctx);
