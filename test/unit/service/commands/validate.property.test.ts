@@ -14,16 +14,17 @@ import {
   quote,
 } from '../../../../src/service/commands/shared/validate.js';
 
-/** Runs `fn`; a thrown value must be a 422 ExectlError. Returns whether it returned. */
-function accepts(fn: () => unknown): boolean {
+/** Runs `fn`; a thrown value must be a 422 ExectlError. Returns what it returned, if it did. */
+function attempt<T>(fn: () => T): { ok: true; value: T } | { ok: false } {
   try {
-    fn();
-    return true;
+    return { ok: true, value: fn() };
   } catch (error) {
     assert.ok(error instanceof ExectlError && error.status === 422, String(error));
-    return false;
+    return { ok: false };
   }
 }
+
+const accepts = (fn: () => unknown): boolean => attempt(fn).ok;
 
 const anyText = fc.oneof(
   fc.string(),
@@ -72,10 +73,10 @@ test('checkTag accepts exactly the tags of SPEC §3', () => {
 test('parsePort returns the number written, in range, or refuses', () => {
   fc.assert(
     fc.property(fc.oneof(fc.integer({ min: -10, max: 70000 }).map(String), anyText), (s) => {
-      let port: number | undefined;
-      if (accepts(() => (port = parsePort(s)))) {
-        assert.ok(port! >= 1024 && port! <= 65535);
-        assert.equal(String(port), s);
+      const result = attempt(() => parsePort(s));
+      if (result.ok) {
+        assert.ok(result.value >= 1024 && result.value <= 65535);
+        assert.equal(String(result.value), s);
       } else {
         assert.ok(!(String(Number(s)) === s && Number(s) >= 1024 && Number(s) <= 65535));
       }
@@ -107,17 +108,18 @@ test('parseExpiry: N units from now, never, or a 422; never past 2100-01-01', ()
       fc.integer({ min: 1, max: 100_000 }),
       fc.constantFrom('h', 'd', 'w', 'y'),
       (n, u) => {
-        let exp: number | null | undefined;
         const expected = now + n * unit[u as keyof typeof unit];
-        if (accepts(() => (exp = parseExpiry(`${n}${u}`, now)))) assert.equal(exp, expected);
+        const result = attempt(() => parseExpiry(`${n}${u}`, now));
+        if (result.ok) assert.equal(result.value, expected);
         else assert.ok(expected > 4_102_444_800);
       },
     ),
   );
   fc.assert(
     fc.property(anyText, (s) => {
-      let exp: number | null | undefined;
-      if (accepts(() => (exp = parseExpiry(s, now)))) {
+      const result = attempt(() => parseExpiry(s, now));
+      if (result.ok) {
+        const exp = result.value;
         assert.ok(exp === null ? s === 'never' : exp > now && exp <= 4_102_444_800);
       }
     }),
