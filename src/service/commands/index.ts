@@ -3,7 +3,10 @@ import { CommandRegistry } from '../dispatch/registry.js';
 import { commentCommand } from './comment.js';
 import { helpCommand } from './help.js';
 import { lsCommand } from './ls.js';
+import { newCommand } from './new.js';
 import { renameCommand } from './rename.js';
+import { restartCommand } from './restart.js';
+import { rmCommand } from './rm.js';
 import { shareAddCommand } from './share/add.js';
 import { sharePortCommand } from './share/port.js';
 import { shareRemoveCommand } from './share/remove.js';
@@ -34,6 +37,9 @@ export function buildRegistry(): CommandRegistry<ServiceDeps> {
     helpCommand,
     whoamiCommand,
     lsCommand,
+    newCommand,
+    rmCommand,
+    restartCommand,
     renameCommand,
     tagCommand,
     commentCommand,
