@@ -10,12 +10,15 @@ export interface ChannelSink extends CommandSink {
 
 /**
  * Writes to the channel's stdout and stderr (SSH extended data). On a session with a pty,
- * line feeds become `\r\n` as a real pty would make them. Writes after the client closed the
- * channel are dropped: a command may still be finishing when its client is gone.
+ * both go to stdout, as on sshd where a pty merges them: the client writes its stdout and
+ * stderr separately and would not keep their order (an error could follow the next prompt);
+ * and line feeds become `\r\n` as a real pty would make them. Writes after the client closed
+ * the channel are dropped: a command may still be finishing when its client is gone.
  */
 export function channelSink(channel: ServerChannel, pty: boolean): ChannelSink {
   const toStdout = new CrlfTranslator();
-  const toStderr = new CrlfTranslator();
+  const toStderr = pty ? toStdout : new CrlfTranslator();
+  const stderr = pty ? channel : channel.stderr;
   let atLineStart = true;
   const write = (
     stream: { write(chunk: Buffer): unknown },
@@ -29,7 +32,7 @@ export function channelSink(channel: ServerChannel, pty: boolean): ChannelSink {
   };
   return {
     stdout: (chunk) => write(channel, toStdout, chunk),
-    stderr: (chunk) => write(channel.stderr, toStderr, chunk),
+    stderr: (chunk) => write(stderr, toStderr, chunk),
     get atLineStart() {
       return atLineStart;
     },
