@@ -31,7 +31,7 @@ export interface SshFrontEnd {
   close(): Promise<void>;
 }
 
-/** How long clients get to hang up after being told to, before their sockets are cut. */
+/** How long clients get to hang up, at each step of closing, before they are cut off. */
 const DISCONNECT_GRACE_MS = 2000;
 
 /**
@@ -46,6 +46,8 @@ export async function startSshFrontEnd(options: SshFrontEndOptions): Promise<Ssh
   const shutdown = new AbortController();
   const running = new Set<Promise<unknown>>();
   const connections = new Set<Connection>();
+  let everyoneGone!: () => void;
+  const allDisconnected = new Promise<void>((resolve) => (everyoneGone = resolve));
   const sockets = new Set<Socket>();
   const env = {
     deps: options.deps,
@@ -60,7 +62,10 @@ export async function startSshFrontEnd(options: SshFrontEndOptions): Promise<Ssh
 
   const ssh = new ssh2.Server({ hostKeys: [hostKey.privateKey], ident: 'exectl' }, (client) => {
     connections.add(client);
-    client.on('close', () => connections.delete(client));
+    client.on('close', () => {
+      connections.delete(client);
+      if (connections.size === 0 && shutdown.signal.aborted) everyoneGone();
+    });
     serveConnection(client, { env, shutdown: shutdown.signal, track });
   });
   // ssh2 speaks SSH over sockets it is handed; owning the listener lets close() cut them.
@@ -78,11 +83,12 @@ export async function startSshFrontEnd(options: SshFrontEndOptions): Promise<Ssh
     shutdown.abort(new Cancellation('shutdown'));
     const stopped = new Promise<void>((resolve) => tcp.close(() => resolve()));
     await Promise.allSettled([...running]);
+    // Sessions end themselves on shutdown and their clients then hang up; ending the
+    // connections first could overtake the last words still queued on a channel.
+    if (connections.size > 0) await within(allDisconnected, DISCONNECT_GRACE_MS);
     for (const client of connections) client.end();
-    const cut = sleep(DISCONNECT_GRACE_MS, undefined, { ref: false }).then(() => {
-      for (const socket of sockets) socket.destroy();
-    });
-    await Promise.race([stopped, cut]);
+    await within(stopped, DISCONNECT_GRACE_MS);
+    for (const socket of sockets) socket.destroy();
     await stopped;
   };
   return {
@@ -104,4 +110,12 @@ function listen(tcp: ReturnType<typeof createServer>, at: ListenAddress): Promis
     });
     tcp.listen(at.port, at.host, () => resolve());
   });
+}
+
+/** Waits for `work`, but no longer than `ms`. */
+async function within(work: Promise<void>, ms: number): Promise<void> {
+  const timer = new AbortController();
+  const timeUp = sleep(ms, undefined, { signal: timer.signal }).catch(() => {});
+  await Promise.race([work, timeUp]);
+  timer.abort();
 }

@@ -9,7 +9,8 @@ import type { Interruptible, SessionContext } from './session-context.js';
 /**
  * A shell session without a pty (`echo ls | ssh host`, `ssh -T host`): like `sh` reading a
  * script, it runs each input line as a command, in order, with no prompt and no echo, and
- * ends at the end of the input or at `exit`/`quit`, with the status of the last command run.
+ * ends at the end of the input, at `exit`/`quit` or when the server stops, with the status of
+ * the last command run.
  * A line longer than the command-line limit is cut just past the limit, so that it fails with
  * the limit's own error instead of being held in memory whole.
  */
@@ -82,8 +83,12 @@ export function startLineShell(channel: ServerChannel, ctx: SessionContext): Int
     inputEnded = true;
     next();
   });
+  // A running command reports the shutdown itself and then ends the session.
+  const onShutdown = (): void => void (running === undefined && leave());
+  ctx.shutdown.addEventListener('abort', onShutdown, { once: true });
   channel.on('close', () => {
     closed = true;
+    ctx.shutdown.removeEventListener('abort', onShutdown);
     running?.abort(new Cancellation('disconnected'));
   });
   return {
