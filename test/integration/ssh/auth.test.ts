@@ -31,6 +31,21 @@ for (const kind of KINDS) {
   });
 }
 
+test('auth: an RSA key signing with SHA-1 (ssh-rsa) is refused; rsa-sha2-256 is accepted', async () => {
+  const key = await h.newKey('rsa-sha1', { kind: 'rsa-2048', register: true });
+  const sha1 = await h.ssh('whoami --json', {
+    key,
+    extra: ['-o', 'PubkeyAcceptedAlgorithms=ssh-rsa', '-l', 'tester'],
+  });
+  assert.equal(sha1.stderr, 'tester@127.0.0.1: Permission denied (publickey).\r\n');
+  assert.equal(sha1.code, 255);
+  const sha256 = await h.ssh('whoami --json', {
+    key,
+    extra: ['-o', 'PubkeyAcceptedAlgorithms=rsa-sha2-256'],
+  });
+  assert.equal(sha256.code, 0, sha256.stderr);
+});
+
 test('auth: the SSH user name does not matter, the key decides', async () => {
   const r = await h.ssh('whoami --json', { extra: ['-l', 'somebody-else'] });
   assert.equal(r.code, 0, r.stderr);

@@ -3,31 +3,11 @@
 import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildRegistry } from '../../../src/service/commands/index.js';
-import type { ServiceDeps } from '../../../src/service/deps.js';
-import type { CommandDefinition } from '../../../src/service/dispatch/types.js';
 import { ExectlError } from '../../../src/errors.js';
 import { startSshFrontEnd } from '../../../src/service/ssh/index.js';
+import { runUntilCancelled } from './fixtures.js';
 import { startSshHarness, type SshHarness } from './harness.js';
 import { PtyClient } from './pty-client.js';
-
-/** Says `running`, then runs until cancelled. */
-const runUntilCancelled: CommandDefinition<ServiceDeps> = {
-  path: 'run-until-cancelled',
-  description: 'Runs until cancelled (test only)',
-  usage: 'run-until-cancelled',
-  flags: [],
-  args: [],
-  examples: [],
-  mutates: false,
-  run: async (ctx) => ({
-    kind: 'stream',
-    start: (sink) =>
-      new Promise((_, reject) => {
-        sink.write(Buffer.from('running\n'));
-        ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
-      }),
-  }),
-};
 
 let h: SshHarness | undefined;
 const clients: PtyClient[] = [];

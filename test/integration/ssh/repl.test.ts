@@ -3,32 +3,9 @@
 import { after, afterEach, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildRegistry } from '../../../src/service/commands/index.js';
-import type { ServiceDeps } from '../../../src/service/deps.js';
-import type { CommandDefinition } from '../../../src/service/dispatch/types.js';
+import { runUntilCancelled } from './fixtures.js';
 import { startSshHarness, type SshHarness } from './harness.js';
 import { PtyClient } from './pty-client.js';
-
-/**
- * A command that says `running` and then runs until it is cancelled, as `ssh <vm> sleep 100`
- * would: it shows what Ctrl-C does to a running command.
- */
-const runUntilCancelled: CommandDefinition<ServiceDeps> = {
-  path: 'run-until-cancelled',
-  description: 'Runs until cancelled (test only)',
-  usage: 'run-until-cancelled',
-  flags: [],
-  args: [],
-  examples: [],
-  mutates: false,
-  run: async (ctx) => ({
-    kind: 'stream',
-    start: (sink) =>
-      new Promise((_, reject) => {
-        sink.write(Buffer.from('running\n'));
-        ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
-      }),
-  }),
-};
 
 const PROMPT = 'exectl> ';
 const WHOAMI_JSON = /\{"email":"owner@example\.com",[^\r\n]*\}\r\n/;
