@@ -1,0 +1,48 @@
+// The host key file: made once, whole, private; read back the same at every start.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { ExectlError } from '../../../../src/errors.js';
+import { loadOrCreateHostKey } from '../../../../src/service/ssh/host-key.js';
+import { fingerprintOf, parsePublicKey } from '../../../../src/token/keys.js';
+import { createTempDir, type TempDir } from '../../../helpers/tmp.js';
+
+let dir: TempDir;
+before(async () => {
+  dir = await createTempDir('hostkey');
+});
+after(() => dir.remove());
+
+test('host key: created on first load (0600, with a .pub), the same on every later load', async () => {
+  const path = dir.join('first_key');
+  const created = await loadOrCreateHostKey(path);
+  assert.equal((await stat(path)).mode & 0o777, 0o600);
+  assert.match(await readFile(path, 'utf8'), /^-----BEGIN OPENSSH PRIVATE KEY-----\n/);
+  assert.equal(await readFile(`${path}.pub`, 'utf8'), created.publicKey + '\n');
+  const pub = parsePublicKey(created.publicKey);
+  assert.equal(pub.type, 'ssh-ed25519');
+  assert.equal(created.fingerprint, fingerprintOf(pub.blob));
+
+  const again = await loadOrCreateHostKey(path);
+  assert.deepEqual(again, created);
+});
+
+test('host key: concurrent first loads agree on one key and leave no temporary file', async () => {
+  const path = dir.join('raced_key');
+  const loads = await Promise.all([1, 2, 3, 4].map(() => loadOrCreateHostKey(path)));
+  for (const key of loads) assert.equal(key.fingerprint, loads[0]!.fingerprint);
+  const names = (await readdir(dir.path)).filter((n) => n.startsWith('raced_key'));
+  assert.deepEqual(names.sort(), ['raced_key', 'raced_key.pub']);
+});
+
+test('host key: a file that is not a private key is a clear error, not replaced', async () => {
+  const path = dir.join('broken_key');
+  await writeFile(path, 'not a key\n');
+  await assert.rejects(loadOrCreateHostKey(path), (err: unknown) => {
+    assert.ok(err instanceof ExectlError);
+    assert.equal(err.code, 'usage');
+    assert.equal(err.message, `SSH host key ${path} is not an unencrypted private key`);
+    return true;
+  });
+  assert.equal(await readFile(path, 'utf8'), 'not a key\n');
+});
