@@ -1,7 +1,7 @@
 // A real SSH front end on a loopback port, over a real SQLite store in a temp dir, driven with
 // the real OpenSSH client. One harness per test file; close() removes everything it made.
 import type { ServiceConfig } from '../../../src/service/config.js';
-import type { ServiceDeps, VmMachines } from '../../../src/service/deps.js';
+import type { ServiceDeps, ServiceEndpoints, VmMachines } from '../../../src/service/deps.js';
 import type { CommandRegistry } from '../../../src/service/dispatch/registry.js';
 import { createExecHandler } from '../../../src/service/http/exec-handler.js';
 import { listenHttp, type HttpListener } from '../../../src/service/http/http-server.js';
@@ -15,8 +15,10 @@ import { createTempDir, type TempDir } from '../../helpers/tmp.js';
 
 export interface HarnessOptions {
   registry: CommandRegistry<ServiceDeps>;
-  /** The VM runtime; tests that never reach a VM may leave it out. */
-  machines?: (config: ServiceConfig, store: Store) => Promise<VmMachines & Closable>;
+  /** Starts the VM runtime; tests that never reach a VM may leave it out. */
+  machines?: (
+    deps: Pick<ServiceDeps, 'config' | 'store' | 'endpoints'>,
+  ) => Promise<VmMachines & Closable>;
   rateLimit?: RateLimit | null;
   commandDeadlineMs?: number;
   /** Also serve the real /exec endpoint on the same deps and the same rate limiter. */
@@ -88,15 +90,17 @@ export async function startSshHarness(options: HarnessOptions): Promise<SshHarne
     commandDeadlineMs: options.commandDeadlineMs ?? 30_000,
   };
   const store = openStore(dir.join('exectl.db'));
-  const machines =
-    options.machines === undefined ? noMachines : await options.machines(config, store);
-  const deps: ServiceDeps = {
-    store,
-    machines,
-    config,
-    endpoints: { http: 'http://127.0.0.1:1', ssh: null, reflection: 'http://127.0.0.1:1' },
-    now: Date.now,
+  // Nothing listens on these unless the test asks: nothing may reach them by accident.
+  const endpoints: ServiceEndpoints = {
+    http: 'http://127.0.0.1:1',
+    ssh: null,
+    reflection: 'http://127.0.0.1:1',
   };
+  const machines =
+    options.machines === undefined
+      ? noMachines
+      : await options.machines({ config, store, endpoints });
+  const deps: ServiceDeps = { store, machines, config, endpoints, now: Date.now };
   const rateLimiter = config.rateLimit === null ? null : new RateLimiter(config.rateLimit);
   const hostKeyPath = dir.join('ssh_host_ed25519_key');
   const knownHosts = dir.join('known_hosts');
