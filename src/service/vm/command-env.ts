@@ -1,0 +1,22 @@
+// The environment of a command inside a VM: exactly these variables, nothing of the server's.
+
+/** The PATH every VM command starts with; also where the runtimes look for their tools. */
+export const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/** Who the command runs as, as the runtime sees it. */
+export interface CommandHome {
+  HOME: string;
+  USER: string;
+}
+
+/**
+ * HOME, USER and PATH, then the VM's `--env` values (a user who sets PATH means it), then the
+ * per-call values such as `EXECTL_REFLECTION_URL`, which nothing may override.
+ */
+export function commandEnv(
+  home: CommandHome,
+  vmEnv: Readonly<Record<string, string>>,
+  callEnv: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  return { HOME: home.HOME, USER: home.USER, PATH: DEFAULT_PATH, ...vmEnv, ...callEnv };
+}

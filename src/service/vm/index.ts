@@ -1,0 +1,15 @@
+// The VM runtimes (SPEC §4): the only room of the service that spawns processes.
+export type {
+  CreateOptions,
+  DetectedRuntime,
+  ExecOptions,
+  ExecResult,
+  RuntimeChoice,
+  RuntimeKind,
+  VmRef,
+  VmRuntime,
+  VmSpec,
+} from './types.js';
+export { createRuntime } from './create-runtime.js';
+export { detectRuntime } from './detect.js';
+export { startVmMachines, type RunningVmMachines } from './machines.js';

@@ -1,0 +1,80 @@
+// The runtime without isolation: a VM is a folder, and its commands are plain child processes
+// of the server running in it (cwd and HOME = the folder). The server says so loudly at start.
+//
+// A VM's processes are found again, for restart/remove/shutdown, two ways: every command is a
+// session leader, and the sessions that still have members are remembered; and a process
+// whose working folder is inside the VM's folder belongs to the VM (this catches background
+// processes that left their session with `setsid`, unless they also left the folder).
+import { userInfo } from 'node:os';
+import { resolve, sep } from 'node:path';
+import { commandEnv } from './command-env.js';
+import { createVm } from './create-vm.js';
+import { assertDiskExists, createDisk, removeDisk } from './disk.js';
+import { groupAlive, killUntilGone } from './kill-tree.js';
+import { processCwd } from './proc-table.js';
+import { runCommand, shellArgv } from './run-command.js';
+import type { CreateOptions, ExecOptions, ExecResult, VmRef, VmRuntime, VmSpec } from './types.js';
+
+export class ProcessRuntime implements VmRuntime {
+  readonly kind = 'process';
+  // Resolved disk folder -> session ids of its commands that may still have processes.
+  private readonly sessions = new Map<string, Set<number>>();
+  private readonly user = userInfo().username;
+  private closed = false;
+
+  async create(vm: VmSpec, options: CreateOptions = {}): Promise<void> {
+    await createVm(this, vm, options, () => createDisk(vm.diskDir));
+  }
+
+  async exec(vm: VmSpec, command: string, options: ExecOptions = {}): Promise<ExecResult> {
+    options.signal?.throwIfAborted();
+    if (this.closed) throw new Error('the VM runtime is shut down');
+    const diskDir = resolve(vm.diskDir);
+    await assertDiskExists(diskDir);
+    const env = commandEnv({ HOME: diskDir, USER: this.user }, vm.env, options.env);
+    const outcome = await runCommand({ argv: shellArgv(command), env, cwd: diskDir }, options);
+    this.remember(diskDir, outcome.sessionId);
+    const { exitCode, signal, aborted } = outcome;
+    return signal === undefined ? { exitCode, aborted } : { exitCode, signal, aborted };
+  }
+
+  async restart(vm: VmRef): Promise<void> {
+    await this.killVm(resolve(vm.diskDir));
+  }
+
+  async remove(vm: VmRef): Promise<void> {
+    await this.killVm(resolve(vm.diskDir));
+    await removeDisk(vm.diskDir);
+  }
+
+  async shutdown(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.sessions.keys()].map((diskDir) => this.killVm(diskDir)));
+  }
+
+  // Keeps the sessions that still have a process group (a cheap probe), so the set stays as
+  // small as the VM's live background work.
+  private remember(diskDir: string, sessionId: number): void {
+    const known = this.sessions.get(diskDir) ?? new Set<number>();
+    known.add(sessionId);
+    for (const sid of known) if (!groupAlive(sid)) known.delete(sid);
+    this.sessions.set(diskDir, known);
+  }
+
+  private async killVm(diskDir: string): Promise<void> {
+    const sessions = this.sessions.get(diskDir) ?? new Set<number>();
+    this.sessions.delete(diskDir);
+    await killUntilGone(async (processes) => {
+      const inVm = await Promise.all(
+        processes.map(
+          async (p) => sessions.has(p.session) || isInside(await processCwd(p.pid), diskDir),
+        ),
+      );
+      return processes.filter((_, i) => inVm[i]).map((p) => p.pid);
+    });
+  }
+}
+
+function isInside(path: string | undefined, folder: string): boolean {
+  return path !== undefined && (path === folder || path.startsWith(folder + sep));
+}

@@ -1,0 +1,88 @@
+// The contract of a VM runtime (SPEC §4): what the rest of the service may ask of the one room
+// that spawns processes. Two implementations: bwrap-runtime.ts and process-runtime.ts.
+
+/** Which runtime runs the VMs (`exectl serve --runtime`). */
+export type RuntimeKind = 'bwrap' | 'process';
+
+/** What `--runtime` accepts: a runtime, or `auto` (bwrap when it works, else process). */
+export type RuntimeChoice = 'auto' | RuntimeKind;
+
+/** The runtime chosen at start, and why when it is not isolated (the server prints it loudly). */
+export interface DetectedRuntime {
+  kind: RuntimeKind;
+  reason?: string;
+}
+
+/** Names one VM for a runtime. */
+export interface VmRef {
+  /**
+   * The VM's disk folder, `<data>/vms/<id>`: its identity inside a runtime. It never changes
+   * with the VM's name, so renames cost nothing.
+   */
+  readonly diskDir: string;
+  /** The VM's current name: its hostname in the bwrap runtime (a rename shows at the next command). */
+  readonly name: string;
+}
+
+/** A VM as its commands see it. */
+export interface VmSpec extends VmRef {
+  /** The `--env` values of `new`. They may override HOME, USER and PATH. */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** How to run one command. */
+export interface ExecOptions {
+  /** Set last, over the VM's env: per-call values such as `EXECTL_REFLECTION_URL`. */
+  readonly env?: Readonly<Record<string, string>>;
+  /**
+   * The deadline. Aborting it kills the command's whole process tree (everything still in its
+   * session, grandchildren included); processes that left with `setsid` live on.
+   */
+  readonly signal?: AbortSignal;
+  /** stdout and stderr interleaved in the order written (they are one pipe). */
+  readonly onOutput?: (chunk: Buffer) => void;
+}
+
+/** How one command ended. */
+export interface ExecResult {
+  /** The exit status; `128 + n` when signal n ended it, as a shell reports it. */
+  exitCode: number;
+  /** The signal that ended the command, if one did (`SIGKILL` after an abort). */
+  signal?: NodeJS.Signals;
+  /** True when the abort signal fired before the command ended and its tree was killed. */
+  aborted: boolean;
+}
+
+/** How to create a VM. */
+export interface CreateOptions extends ExecOptions {
+  /** Run once inside the new VM with `/bin/sh -c`, like a command; `null`/absent: none. */
+  readonly setupScript?: string | null;
+}
+
+/**
+ * Runs VMs: persistent disks, isolated sandboxes (bwrap) or plain processes (process), and the
+ * commands inside them. Every method is safe to call concurrently for different VMs.
+ */
+export interface VmRuntime {
+  readonly kind: RuntimeKind;
+  /**
+   * Makes the VM's disk (the folder must not exist; its parents are created) and runs the
+   * setup script once. All or nothing: when the script fails (ExectlError `command_failed`,
+   * with the tail of its output) or `signal` aborts (its reason is thrown), the VM's processes
+   * and disk are gone again.
+   */
+  create(vm: VmSpec, options?: CreateOptions): Promise<void>;
+  /**
+   * Runs `/bin/sh -c command` in the VM with no stdin and the env HOME, USER, PATH, then the
+   * VM's env, then `options.env`. Starts the VM's sandbox first when it is not running
+   * (first use, after a server restart). Resolves when the shell exits; background processes
+   * it started keep running. Throws when `signal` is already aborted.
+   */
+  exec(vm: VmSpec, command: string, options?: ExecOptions): Promise<ExecResult>;
+  /** Kills every process of the VM and starts it afresh; the disk stays. */
+  restart(vm: VmRef): Promise<void>;
+  /** Kills every process of the VM and deletes its disk. */
+  remove(vm: VmRef): Promise<void>;
+  /** Kills the processes of every VM (server exit). Later calls to `exec` reject. */
+  shutdown(): Promise<void>;
+}

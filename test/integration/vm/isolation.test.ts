@@ -1,0 +1,177 @@
+// What a bwrap VM can and cannot see of the host (SPEC §4). Run as root here on purpose: the
+// VM's root must still be nobody on the host.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import type { VmSpec } from '../../../src/service/vm/index.js';
+import { openVmFixture, uniqueMarker, type VmFixture } from './fixture.js';
+
+// Searches everything the VM can see except the host's read-only system folders and /proc.
+const findEverywhere = (name: string) =>
+  `find / -path /proc -prune -o -path /usr -prune -o -path /etc -prune -o -name '${name}' -print`;
+
+describe('bwrap runtime: isolation', () => {
+  let fx: VmFixture;
+  let vm: VmSpec;
+  let sibling: VmSpec;
+  let hostTmpFile: string;
+  let server: Server;
+
+  before(async () => {
+    fx = await openVmFixture('bwrap');
+    vm = await fx.create('isolated');
+    sibling = await fx.create('sibling');
+    hostTmpFile = join(tmpdir(), `exectl-host-secret-${uniqueMarker()}`);
+    await writeFile(hostTmpFile, 'host secret\n');
+    server = createServer((_, res) => res.end('hello from the host\n'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+  after(async () => {
+    await rm(hostTmpFile, { force: true });
+    await new Promise((resolve) => server.close(resolve));
+    await fx.close();
+  });
+
+  test('the host’s /tmp, another VM’s disk and the data folder are invisible', async () => {
+    const marker = `exectl-marker-${uniqueMarker()}`;
+    await fx.run(sibling, `echo theirs > ${marker}`);
+    await mkdir(fx.dataDir, { recursive: true });
+    await writeFile(join(fx.dataDir, marker), 'data\n');
+    await writeFile(join(tmpdir(), marker), 'host tmp\n');
+    try {
+      const ran = await fx.run(
+        vm,
+        `${findEverywhere(marker)}; cat ${hostTmpFile} ${sibling.diskDir}/${marker}; ls /home /var`,
+      );
+      const lines = ran.output.trim().split('\n');
+      assert.deepEqual(lines, [
+        `cat: ${hostTmpFile}: No such file or directory`,
+        `cat: ${sibling.diskDir}/${marker}: No such file or directory`,
+        `ls: cannot access '/home': No such file or directory`,
+        `ls: cannot access '/var': No such file or directory`,
+      ]);
+    } finally {
+      await rm(join(tmpdir(), marker), { force: true });
+    }
+  });
+
+  test('the VM’s root cannot read /etc/shadow and cannot write the system folders', async () => {
+    const ran = await fx.run(
+      vm,
+      'head -c1 /etc/shadow; touch /usr/exectl-probe; touch /etc/exectl-probe; touch /exectl-probe; echo done',
+    );
+    assert.equal(
+      ran.output,
+      [
+        "head: cannot open '/etc/shadow' for reading: Permission denied",
+        "touch: cannot touch '/usr/exectl-probe': Read-only file system",
+        "touch: cannot touch '/etc/exectl-probe': Read-only file system",
+        "touch: cannot touch '/exectl-probe': Read-only file system",
+        'done',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  test('inside it is root, with no capability and no host group', async () => {
+    const ran = await fx.run(
+      vm,
+      'id -u; grep -E "^(CapEff|CapPrm|CapBnd|Groups|NoNewPrivs):" /proc/self/status',
+    );
+    assert.equal(
+      ran.output,
+      '0\nGroups:\t \nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nNoNewPrivs:\t1\n',
+    );
+  });
+
+  test('a server in the shadow group does not pass that group on to its VMs', async (t) => {
+    if (process.getuid?.() !== 0) return t.skip('needs root to start a server with a group');
+    // A whole server process (the runtime) started with supplementary group 42 (shadow).
+    const script = `
+      import { createRuntime } from ${JSON.stringify(resolve('src/service/vm/index.ts'))};
+      const runtime = createRuntime('bwrap');
+      const vm = { name: 'grouped', diskDir: ${JSON.stringify(fx.dir.join('grouped'))}, env: {} };
+      await runtime.create(vm);
+      await runtime.exec(vm, 'grep Groups /proc/self/status; head -c1 /etc/shadow', {
+        onOutput: (chunk) => process.stdout.write(chunk),
+      });
+      await runtime.remove(vm);
+      await runtime.shutdown();`;
+    const { stdout } = await promisify(execFile)('setpriv', [
+      '--groups=42',
+      '--',
+      process.execPath,
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      script,
+    ]);
+    assert.equal(
+      stdout,
+      "Groups:\t \nhead: cannot open '/etc/shadow' for reading: Permission denied\n",
+    );
+  });
+
+  test('its files belong to the unprivileged id on the host', async () => {
+    await fx.run(vm, 'echo mine > owned.txt');
+    const owner = await stat(join(vm.diskDir, 'owned.txt'));
+    const expected = process.getuid?.() === 0 ? 65534 : process.getuid?.();
+    assert.equal(owner.uid, expected);
+    assert.equal(owner.gid, process.getuid?.() === 0 ? 65534 : process.getgid?.());
+  });
+
+  test('the hostname is the VM name, and a rename shows at the next command', async () => {
+    assert.equal((await fx.run(vm, 'hostname')).output, 'isolated\n');
+    const marker = uniqueMarker();
+    await fx.run(vm, `setsid sleep ${marker} > /dev/null 2>&1 &`);
+    const renamed = { ...vm, name: 'renamed' };
+    assert.equal(
+      (await fx.run(renamed, 'hostname; ps -eo args | grep -c "^sleep"')).output,
+      'renamed\n2\n',
+    );
+    assert.equal((await fx.run(vm, 'hostname')).output, 'isolated\n');
+  });
+
+  test('its own pid namespace: only the VM’s processes, pid 1 its init', async () => {
+    const ran = await fx.run(sibling, 'ps -eo pid=,args=');
+    const lines = ran.output
+      .trim()
+      .split('\n')
+      .map((l) => l.trim());
+    assert.match(lines[0]!, /^1 \/bin\/sh -c echo ready; /);
+    assert.deepEqual(
+      lines.slice(1).map((l) => l.replace(/^\d+ /, '')),
+      ['sleep 86400', '/bin/sh -c ps -eo pid=,args=', 'ps -eo pid=,args='],
+    );
+  });
+
+  test('kill -9 -1 inside ends the VM’s processes but not the VM', async () => {
+    const ran = await fx.run(vm, 'kill -9 -1; echo survived');
+    assert.equal(ran.output, 'survived\n');
+    assert.equal((await fx.run(vm, 'echo alive')).output, 'alive\n');
+  });
+
+  test('its own /tmp, shared by its processes, gone after a restart', async () => {
+    await fx.run(vm, 'echo scratch > /tmp/note');
+    assert.equal((await fx.run(vm, 'cat /tmp/note; stat -c %a /tmp')).output, 'scratch\n1777\n');
+    assert.equal(
+      (await fx.run(sibling, 'cat /tmp/note 2>&1')).output,
+      'cat: /tmp/note: No such file or directory\n',
+    );
+    await fx.runtime.restart(vm);
+    assert.equal((await fx.run(vm, 'ls -A /tmp')).output, '');
+  });
+
+  test('the host’s loopback is shared: the VM reaches a server on 127.0.0.1', async () => {
+    const { port } = server.address() as AddressInfo;
+    const ran = await fx.run(vm, `curl -s http://127.0.0.1:${port}/`);
+    assert.equal(ran.output, 'hello from the host\n');
+  });
+});
