@@ -8,7 +8,7 @@ import { listenHttp, type HttpListener } from './http/http-server.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { TokenAuthenticator } from './http/token-auth.js';
 import { openStore, type Store } from './store/index.js';
-import { startVmMachines } from './vm/index.js';
+import { startVmMachines, type RunningVmMachines } from './vm/index.js';
 
 /** A running service: where it listens, its store, and how to stop it. */
 export interface RunningService {
@@ -16,6 +16,8 @@ export interface RunningService {
   /** Which VM runtime is in use, and why when it is not the one asked for. */
   runtime: { kind: 'bwrap' | 'process'; reason?: string };
   store: Store;
+  /** The VM machinery, for work done outside a request (e.g. applying `--seed`). */
+  machines: RunningVmMachines;
   /** Stops accepting, ends running commands and VM processes, closes the database. */
   close(): Promise<void>;
 }
@@ -59,7 +61,7 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
     closers.push(() => http.close());
     endpoints.http = http.url;
 
-    return { endpoints, runtime: machines.runtime, store, close };
+    return { endpoints, runtime: machines.runtime, store, machines, close };
   } catch (err) {
     await close();
     throw err;
