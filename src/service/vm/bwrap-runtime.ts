@@ -40,9 +40,7 @@ export class BwrapRuntime implements VmRuntime {
     options.signal?.throwIfAborted();
     const init = await this.running(vm);
     if (init.hostname !== vm.name) await this.rename(init, vm.name);
-    // nsenter runs as the server; with --user it also drops the server's supplementary groups
-    // (a host group such as `shadow` must not follow the command into the VM).
-    const argv = joinArgv(this.tools, init.pid, command);
+    const argv = joinArgv(this.tools, this.identity, init.pid, command);
     const env = commandEnv(ROOT_HOME, vm.env, options.env);
     const outcome = await runCommand({ argv, env, cwd: '/' }, options);
     if (outcome.launcherErrors !== '' && !outcome.aborted) {
@@ -112,7 +110,7 @@ export class BwrapRuntime implements VmRuntime {
 
   // A renamed VM gets its new hostname in place; its processes keep running.
   private async rename(init: VmInit, name: string): Promise<void> {
-    const argv = hostnameArgv(this.tools, init.pid, name);
+    const argv = hostnameArgv(this.tools, this.identity, init.pid, name);
     const outcome = await runCommand({ argv, env: {}, cwd: '/' }, {});
     if (outcome.exitCode !== 0) {
       throw new Error(

@@ -52,19 +52,31 @@ export function initArgv(
 }
 
 /**
+ * How nsenter becomes the VM's root. A root server is not mapped in the VM's user namespace:
+ * nsenter drops root's supplementary groups and switches to uid/gid 0 there (the
+ * unprivileged id outside). Any other server already is the VM's root (bwrap mapped its uid
+ * to 0), and may not call setgroups: it keeps its credentials.
+ */
+function credentialArgs(identity: SandboxIdentity): string[] {
+  return identity.serverIsRoot ? [] : ['--preserve-credentials'];
+}
+
+/**
  * The argv that runs `command` inside the running VM whose pid 1 is `initPid`: nsenter joins
- * its user, mount, pid, ipc and uts namespaces (root and cwd too: `/root`) and becomes uid 0
- * there; setpriv then drops every capability, as bwrap does for the init, so the command is
- * the VM's root but holds no privilege even inside.
+ * its user, mount, pid, ipc and uts namespaces (root and cwd too: `/root`) as uid 0 there;
+ * setpriv then drops every capability, as bwrap does for the init, so the command is the
+ * VM's root but holds no privilege even inside.
  */
 export function joinArgv(
   tools: BwrapTools,
+  identity: SandboxIdentity,
   initPid: number,
   command: string,
 ): [string, ...string[]] {
   return [
     tools.nsenter,
     `--target=${initPid}`,
+    ...credentialArgs(identity),
     '--user',
     '--mount',
     '--pid',
@@ -85,8 +97,18 @@ export function joinArgv(
 /** The argv that sets the hostname of the running VM whose pid 1 is `initPid`. */
 export function hostnameArgv(
   tools: BwrapTools,
+  identity: SandboxIdentity,
   initPid: number,
   name: string,
 ): [string, ...string[]] {
-  return [tools.nsenter, `--target=${initPid}`, '--user', '--uts', '--', tools.hostname, name];
+  return [
+    tools.nsenter,
+    `--target=${initPid}`,
+    ...credentialArgs(identity),
+    '--user',
+    '--uts',
+    '--',
+    tools.hostname,
+    name,
+  ];
 }

@@ -1,0 +1,71 @@
+// The bwrap runtime when the server is not root: the VM's root is the server's own user, bwrap
+// binds the disk directly and nsenter keeps the server's credentials. This suite runs as root,
+// so it starts a whole runtime in a child process under another uid.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { chown } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { createTempDir, type TempDir } from '../../helpers/tmp.js';
+
+// Any id with no other process: it needs no passwd entry.
+const SERVER_UID = 47474;
+
+let dir: TempDir;
+
+before(async () => {
+  dir = await createTempDir('vm-unpriv');
+  await chown(dir.path, SERVER_UID, SERVER_UID);
+});
+after(() => dir.remove());
+
+test('a non-root server runs isolated VMs as its own user', async (t) => {
+  if (process.getuid?.() !== 0) return t.skip('this suite already runs as a non-root user');
+  const script = `
+    import { stat } from 'node:fs/promises';
+    import { createRuntime, detectRuntime } from ${JSON.stringify(resolve('src/service/vm/index.ts'))};
+    const print = (chunk) => process.stdout.write(chunk);
+    console.log(JSON.stringify(await detectRuntime('bwrap')));
+    const runtime = createRuntime('bwrap');
+    const vm = { name: 'plain', diskDir: ${JSON.stringify(dir.join('data', 'vms', '1'))}, env: {} };
+    await runtime.create(vm, { setupScript: 'echo made > made.txt' });
+    await runtime.exec(vm, 'id -u; hostname; cat made.txt; grep -E "^Cap(Eff|Bnd):" /proc/self/status', { onOutput: print });
+    console.log((await stat(vm.diskDir + '/made.txt')).uid);
+    await runtime.exec(vm, 'setsid sleep 86401 > /dev/null 2>&1 &');
+    await runtime.exec({ ...vm, name: 'renamed' }, 'hostname; ps -eo args= | grep -c "^sleep 86401"', { onOutput: print });
+    console.log(JSON.stringify(await runtime.exec(vm, 'sleep 86402', { signal: AbortSignal.timeout(500) })));
+    await runtime.restart(vm);
+    await runtime.exec(vm, 'ps -eo args= | grep -c "^sleep 8640[12]"', { onOutput: print });
+    await runtime.remove(vm);
+    await runtime.shutdown();`;
+  const { stdout } = await promisify(execFile)('setpriv', [
+    `--reuid=${SERVER_UID}`,
+    `--regid=${SERVER_UID}`,
+    '--clear-groups',
+    '--',
+    process.execPath,
+    '--import',
+    'tsx',
+    '--input-type=module',
+    '-e',
+    script,
+  ]);
+  assert.equal(
+    stdout,
+    [
+      '{"kind":"bwrap"}',
+      '0',
+      'plain',
+      'made',
+      'CapEff:\t0000000000000000',
+      'CapBnd:\t0000000000000000',
+      String(SERVER_UID),
+      'renamed',
+      '1',
+      '{"exitCode":137,"signal":"SIGKILL","aborted":true}',
+      '0',
+      '',
+    ].join('\n'),
+  );
+});
