@@ -1,0 +1,72 @@
+// The integrations of one seed account: created when missing, else updated field by field.
+import { seedConflict, seedEntry, type SeedChanges } from './seed-conflict.js';
+import type { SeedAccount, SeedIntegration } from './seed-parse.js';
+import type { Account, IntegrationChanges, IntegrationRecord, Store } from './store/index.js';
+
+/** Makes each integration of `entry` exist on `account` and match the fields the seed gives. */
+export function applySeedIntegrations(
+  store: Store,
+  entry: SeedAccount,
+  account: Account,
+  changes: SeedChanges,
+): void {
+  for (const wanted of entry.integrations) {
+    seedEntry(wanted.path, () => {
+      const existing = store.getIntegration(account.id, wanted.name);
+      if (existing === undefined) {
+        create(store, wanted, account);
+        changes.push(`created integration "${wanted.name}" of ${account.email}`);
+      } else if (update(store, wanted, existing)) {
+        changes.push(`updated integration "${wanted.name}" of ${account.email}`);
+      }
+    });
+  }
+}
+
+function create(store: Store, wanted: SeedIntegration, account: Account): void {
+  if (wanted.type !== 'reflection' && wanted.target === undefined) {
+    throw seedConflict(wanted.path, `integration "${wanted.name}" needs a target to be created`);
+  }
+  store.createIntegration({
+    accountId: account.id,
+    name: wanted.name,
+    type: wanted.type,
+    comment: wanted.comment ?? '',
+    target: wanted.target ?? null,
+    headers: wanted.headers ?? [],
+    attachments: wanted.attach ?? [],
+  });
+}
+
+/** Returns whether anything had to change. */
+function update(store: Store, wanted: SeedIntegration, existing: IntegrationRecord): boolean {
+  if (existing.type !== wanted.type) {
+    throw seedConflict(
+      wanted.path,
+      `integration "${wanted.name}" exists with type ${existing.type}, not ${wanted.type}`,
+    );
+  }
+  const fields: IntegrationChanges = {};
+  if (wanted.comment !== undefined && wanted.comment !== existing.comment) {
+    fields.comment = wanted.comment;
+  }
+  if (wanted.target !== undefined && wanted.target !== existing.target) {
+    fields.target = wanted.target;
+  }
+  if (
+    wanted.headers !== undefined &&
+    JSON.stringify(wanted.headers) !== JSON.stringify(existing.headers)
+  ) {
+    fields.headers = wanted.headers;
+  }
+  const changed = Object.keys(fields).length > 0;
+  if (changed) store.updateIntegration(existing.id, fields);
+
+  if (wanted.attach === undefined) return changed;
+  const attach = new Set(wanted.attach);
+  const added = [...attach].filter((spec) => !existing.attachments.includes(spec));
+  const removed = existing.attachments.filter((spec) => !attach.has(spec));
+  for (const spec of added) store.attachIntegration(existing.id, spec);
+  for (const spec of removed) store.detachIntegration(existing.id, spec);
+  return changed || added.length > 0 || removed.length > 0;
+}
