@@ -5,7 +5,7 @@ import { ExectlError } from '../../../../src/errors.js';
 import { buildRegistry } from '../../../../src/service/commands/index.js';
 import { emojiFor } from '../../../../src/service/commands/shared/emoji.js';
 import type { ServiceConfig } from '../../../../src/service/config.js';
-import type { ServiceDeps, VmMachines } from '../../../../src/service/deps.js';
+import type { ServiceDeps } from '../../../../src/service/deps.js';
 import { dispatch } from '../../../../src/service/dispatch/dispatcher.js';
 import { renderText } from '../../../../src/service/dispatch/render.js';
 import type { Principal } from '../../../../src/service/dispatch/types.js';
@@ -16,6 +16,7 @@ import {
   type Store,
   type VmRecord,
 } from '../../../../src/service/store/index.js';
+import { startVmMachines, type RunningVmMachines } from '../../../../src/service/vm/index.js';
 import { createMemorySigner, type MemorySigner } from '../../../helpers/signers.js';
 import { createTempDir, type TempDir } from '../../../helpers/tmp.js';
 
@@ -39,6 +40,8 @@ export interface Failure {
 export interface CommandFixture {
   dir: TempDir;
   store: Store;
+  /** The real VM machinery, `process` runtime, VM disks under `dir/vms/<id>`. */
+  machines: RunningVmMachines;
   deps: ServiceDeps;
   /** Moves the clock of both the commands and the store. */
   advance(seconds: number): void;
@@ -56,7 +59,6 @@ export interface CommandFixture {
 }
 
 export interface FixtureOptions {
-  machines?: VmMachines;
   config?: Partial<ServiceConfig>;
   ssh?: ServiceDeps['endpoints']['ssh'];
 }
@@ -79,17 +81,13 @@ export async function openCommandFixture(options: FixtureOptions = {}): Promise<
     commandDeadlineMs: 30_000,
     ...options.config,
   };
-  const deps: ServiceDeps = {
-    store,
-    machines: options.machines ?? machinesNotNeeded,
-    config,
-    endpoints: {
-      http: 'http://127.0.0.1:7070',
-      ssh: options.ssh === undefined ? { host: '127.0.0.1', port: 7022 } : options.ssh,
-      reflection: 'http://127.0.0.1:7071',
-    },
-    now: () => ms,
+  const endpoints: ServiceDeps['endpoints'] = {
+    http: 'http://127.0.0.1:7070',
+    ssh: options.ssh === undefined ? { host: '127.0.0.1', port: 7022 } : options.ssh,
+    reflection: 'http://127.0.0.1:7071',
   };
+  const machines = await startVmMachines({ config, store, endpoints });
+  const deps: ServiceDeps = { store, machines, config, endpoints, now: () => ms };
   const registry = buildRegistry();
 
   const dispatchAs = (user: User, line: string) =>
@@ -98,6 +96,7 @@ export async function openCommandFixture(options: FixtureOptions = {}): Promise<
   const fixture: CommandFixture = {
     dir,
     store,
+    machines,
     deps,
     advance(seconds) {
       ms += seconds * 1000;
@@ -153,20 +152,10 @@ export async function openCommandFixture(options: FixtureOptions = {}): Promise<
       return renderText(result.output.data, result.textRenderer);
     },
     async cleanup() {
+      await machines.shutdown();
       store.close();
       await dir.remove();
     },
   };
   return fixture;
 }
-
-/**
- * For the tests of commands that never touch a machine: any call is a bug in the command, so
- * it fails loudly instead of pretending to work.
- */
-const machinesNotNeeded: VmMachines = {
-  create: () => Promise.reject(new Error('this test does not expect machines.create')),
-  restart: () => Promise.reject(new Error('this test does not expect machines.restart')),
-  remove: () => Promise.reject(new Error('this test does not expect machines.remove')),
-  exec: () => Promise.reject(new Error('this test does not expect machines.exec')),
-};
