@@ -64,7 +64,7 @@ export function createExecHandler(options: ExecHandlerOptions) {
           headers: { 'Retry-After': String(decision.retryAfterSeconds) },
         });
       }
-      const line = commandLine(await readBody(req, DEFAULTS.bodyLimit));
+      const line = commandLine(await readBody(req, res, DEFAULTS.bodyLimit));
       const result = await dispatch(registry, line, caller.principal, deps, {
         deadlineMs: deps.config.commandDeadlineMs,
         requestId: entry.requestId,

@@ -33,12 +33,9 @@ export async function listenHttp(
     route(req, res).catch((err: unknown) => sendError(res, err));
   };
   const server: Server = tls ? createHttpsServer(tls, handle) : createHttpServer(handle);
-  // A large body must not be accepted with "100 Continue" only to be refused after: the
-  // route decides on the headers alone (see read-body.ts), so hand it the request at once.
-  server.on('checkContinue', (req, res) => {
-    res.writeContinue();
-    handle(req, res);
-  });
+  // "Expect: 100-continue" is answered by the route when it is ready to read the body, so a
+  // request refused on its headers alone (405, 401, 429, a declared 413) never invites it.
+  server.on('checkContinue', handle);
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {

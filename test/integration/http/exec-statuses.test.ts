@@ -16,14 +16,16 @@ interface CurlResult {
 async function curl(url: string, args: string[]): Promise<CurlResult> {
   const r = await run('curl', ['-sS', '-D', '-', '-o', '-', ...args, url]);
   assert.equal(r.code, 0, r.stderr);
-  const split = r.stdout.indexOf('\r\n\r\n');
-  const head = r.stdout.slice(0, split).split('\r\n');
+  // Interim answers (100 Continue) come first; the final one is the last header block.
+  const raw = r.stdout.replace(/^(HTTP\/1\.1 1\d\d [^\r]*\r\n(?:[^\r]+\r\n)*\r\n)+/, '');
+  const split = raw.indexOf('\r\n\r\n');
+  const head = raw.slice(0, split).split('\r\n');
   const headers: Record<string, string> = {};
   for (const line of head.slice(1)) {
     const i = line.indexOf(':');
     headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
   }
-  return { status: Number(head[0]!.split(' ')[1]), headers, body: r.stdout.slice(split + 4) };
+  return { status: Number(head[0]!.split(' ')[1]), headers, body: raw.slice(split + 4) };
 }
 
 function exec(svc: TestService, token: string | null, body: string, extra: string[] = []) {
@@ -112,7 +114,9 @@ describe('POST /exec statuses (SPEC §2)', () => {
   test('400 for an empty, blank, NUL-bearing or unlexable body', async () => {
     assertError(await exec(svc, all, ''), 400, 'missing command');
     assertError(await exec(svc, all, '  \n\t '), 400, 'missing command');
-    assertError(await exec(svc, all, 'ls\u0000'), 400, 'request body contains a NUL byte');
+    const nul = svc.dir.join('nul');
+    await writeFile(nul, 'ls\u0000');
+    assertError(await exec(svc, all, `@${nul}`), 400, 'request body contains a NUL byte');
     assertError(
       await exec(svc, all, "ls 'abc"),
       400,
