@@ -14,6 +14,7 @@ import { oneLine } from './output.js';
 const COMMANDS: Readonly<Record<string, () => Promise<{ command: CliCommand }>>> = {
   mint: () => import('./commands/mint.js'),
   inspect: () => import('./commands/inspect.js'),
+  serve: () => import('./commands/serve.js'),
 };
 
 const GLOBAL_HELP = `

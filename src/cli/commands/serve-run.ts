@@ -1,0 +1,150 @@
+// `exectl serve` from flags to a running server and back (SPEC §7): check every input, prepare
+// the data folder, start the service, apply the seed, bootstrap the owner, show the banner,
+// then wait for SIGINT/SIGTERM and stop cleanly.
+import { ExectlError } from '../../errors.js';
+import { DEFAULTS, type ServiceConfig } from '../../service/config.js';
+import { createService, type RunningService } from '../../service/index.js';
+import { applySeed } from '../../service/seed.js';
+import { parseSeed, type Seed } from '../../service/seed-parse.js';
+import type { PublicKey } from '../../token/keys.js';
+import type { CommandOutcome } from '../command.js';
+import type { CliContext } from '../context.js';
+import { PLAIN_STYLE, styleFor } from '../output.js';
+import { renderBanner } from './serve-banner.js';
+import { prepareDataFolder } from './serve-data.js';
+import {
+  defaultDataDir,
+  resolveServeSettings,
+  type ServeFlags,
+  type ServeSettings,
+} from './serve-options.js';
+import { readUserFile, readUserText } from './serve-files.js';
+import { readKeyFiles } from './serve-owner.js';
+import { bootstrapOwnerAccount } from './serve-owner-account.js';
+import { listenForStop, type SignalSource } from './serve-signals.js';
+
+/** Runs the server until a stop signal; resolves once everything is closed (exit 0). */
+export async function runServe(
+  ctx: CliContext,
+  flags: ServeFlags,
+  signals: SignalSource,
+): Promise<CommandOutcome> {
+  const settings = resolveServeSettings(flags, ctx.env);
+  // Every file is read and checked before anything starts: a typo fails at once, with
+  // nothing to undo.
+  const tls = settings.tls === null ? null : await readTls(settings.tls);
+  const seed = settings.seedPath === undefined ? undefined : await readSeed(settings.seedPath);
+  const authorizedKeys =
+    settings.authorizedKeys.length === 0
+      ? undefined
+      : await readKeyFiles(settings.authorizedKeys, '--authorized-key');
+
+  const data = await prepareDataFolder(settings.data);
+  const stop = listenForStop(signals, () => {
+    ctx.stderr.write('exectl: forced to stop\n');
+    data.discard();
+  });
+  try {
+    const service = await createService(serviceConfig(ctx, settings, data.path, tls));
+    try {
+      await start(ctx, service, settings, seed, authorizedKeys, data, stop.requested);
+      const signal = await stop.requested;
+      ctx.stderr.write(
+        `exectl: ${signal}: stopping — finishing running commands (again to force)\n`,
+      );
+    } finally {
+      await service.close();
+    }
+    ctx.stderr.write('exectl: stopped\n');
+  } finally {
+    stop.dispose();
+    data.discard();
+  }
+  return undefined;
+}
+
+async function start(
+  ctx: CliContext,
+  service: RunningService,
+  settings: ServeSettings,
+  seed: Seed | undefined,
+  authorizedKeys: PublicKey[] | undefined,
+  data: { path: string; ephemeral: boolean },
+  stopRequested: Promise<unknown>,
+): Promise<void> {
+  if (seed !== undefined) {
+    // A stop during a VM's setup script ends it rather than waiting for it.
+    const abort = new AbortController();
+    void stopRequested.then(() => abort.abort(new Error('server stopping')));
+    const changes = await applySeed(seed, service, abort.signal);
+    const summary = changes.length === 0 ? 'nothing to change' : `${changes.length} change(s)`;
+    ctx.stderr.write(`exectl: seed ${settings.seedPath}: ${summary}\n`);
+    for (const change of changes) ctx.stderr.write(`  ${change}\n`);
+  }
+  const owner = await bootstrapOwnerAccount(ctx, service.store, settings, authorizedKeys);
+  const style = ctx.color && ctx.stderr.isTTY === true ? await styleFor(ctx) : PLAIN_STYLE;
+  ctx.stderr.write(
+    renderBanner(
+      {
+        http: service.endpoints.http,
+        ssh: service.endpoints.ssh,
+        reflection: service.endpoints.reflection,
+        dataDir: data.path,
+        dataIsDefault: data.path === defaultDataDir(ctx.env),
+        ephemeral: data.ephemeral,
+        runtime: service.runtime,
+        domain: settings.domain,
+        owner,
+        accounts: service.store.listAccounts().length,
+      },
+      style,
+    ),
+  );
+}
+
+function serviceConfig(
+  ctx: CliContext,
+  settings: ServeSettings,
+  dataDir: string,
+  tls: ServiceConfig['tls'],
+): ServiceConfig {
+  // Request lines are info: shown at debug and info, hidden at warn and error.
+  const showRequests = settings.logLevel === 'debug' || settings.logLevel === 'info';
+  return {
+    listen: settings.listen,
+    sshListen: settings.sshListen,
+    reflectionListen: settings.reflectionListen,
+    dataDir,
+    domain: settings.domain,
+    tls,
+    runtime: settings.runtime,
+    rateLimit: settings.rateLimit,
+    logLevel: settings.logLevel,
+    log: (line) => {
+      if (showRequests) ctx.stderr.write(`${line}\n`);
+    },
+    commandDeadlineMs: DEFAULTS.commandDeadlineMs,
+  };
+}
+
+async function readTls(paths: {
+  certPath: string;
+  keyPath: string;
+}): Promise<ServiceConfig['tls']> {
+  return {
+    cert: await readUserFile(paths.certPath, '--tls-cert'),
+    key: await readUserFile(paths.keyPath, '--tls-key'),
+  };
+}
+
+async function readSeed(path: string): Promise<Seed> {
+  const text = await readUserText(path, '--seed');
+  try {
+    return parseSeed(text);
+  } catch (err) {
+    if (err instanceof ExectlError) {
+      throw new ExectlError(err.code, `--seed ${path}: ${err.message}`, { hint: err.hint });
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,102 @@
+// `exectl serve` (SPEC §7): the embedded server, and `serve accounts add|list|remove` for a data
+// folder offline. The only CLI module (with its serve-*.ts helpers) that reaches src/service/.
+import type { Command } from 'commander';
+import type { CliCommand } from '../command.js';
+import { createContext, type CliContext, type GlobalFlags } from '../context.js';
+import { dataFolder, type DataFolder, type ServeFlags } from './serve-options.js';
+
+// The service and the store are loaded only when a serve command runs, never for `--help`.
+const loadAccounts = () => import('./serve-accounts.js');
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+const SERVE_HELP = `
+Each flag can also be set as EXECTL_<NAME>: EXECTL_LISTEN, EXECTL_SSH_LISTEN,
+EXECTL_DATA, EXECTL_EPHEMERAL=1, EXECTL_AUTHORIZED_KEY=file1:file2, ...
+A flag wins over its variable.
+
+The first start on an empty data folder creates the owner account (--owner,
+else git config user.email, else $USER@localhost) with the keys of
+--authorized-key, else ~/.ssh/*.pub. The banner and the logs go to stderr.
+Ctrl-C (SIGINT) or SIGTERM stops the server cleanly; a second one forces it.
+Details and the seed file format: exectl-serve(1).
+
+Examples:
+  exectl serve
+  exectl serve --ephemeral --listen 127.0.0.1:0 --runtime process
+  exectl serve --data ./state --seed seed.json --rate-limit 0
+  exectl serve accounts add ada@example.com --key ada.pub`;
+
+export const command: CliCommand = {
+  declare(cmd: Command) {
+    cmd
+      .description('run the whole service locally: /exec, SSH, VMs, reflection')
+      .option('--listen <addr>', 'HTTP listener for /exec and the VM proxy (127.0.0.1:7070)')
+      .option('--ssh-listen <addr>', 'SSH listener, or "off" (127.0.0.1:7022)')
+      .option('--reflection-listen <addr>', 'reflection listener for VMs (127.0.0.1:7071)')
+      .option('--data <dir>', 'data folder (default $XDG_DATA_HOME/exectl)')
+      .option('--ephemeral', 'use a fresh temporary data folder, deleted at exit')
+      .option('--domain <name>', 'domain of namespaces and VM hosts (localhost)')
+      .option('--owner <email>', 'owner account made on an empty data folder')
+      .option(
+        '--authorized-key <file>',
+        "the owner's public keys (default ~/.ssh/*.pub); repeatable",
+        collect,
+      )
+      .option('--tls-cert <file>', 'serve HTTPS with this certificate (needs --tls-key)')
+      .option('--tls-key <file>', 'private key of --tls-cert')
+      .option('--runtime <kind>', 'VM runtime: auto, bwrap or process (auto)')
+      .option('--rate-limit <n/dur>', 'requests per key: N/DURATION, or 0 for none (60/60s)')
+      .option('--seed <file>', 'JSON of accounts, keys, VMs, integrations applied at start')
+      .option('--log-level <level>', 'debug, info, warn or error (info)')
+      .addHelpText('after', SERVE_HELP);
+    declareAccounts(cmd.command('accounts').description('manage the accounts of a data folder'));
+  },
+  run: async (ctx, _operands, options) =>
+    (await import('./serve-run.js')).runServe(ctx, options as ServeFlags, process),
+};
+
+function declareAccounts(accounts: Command): void {
+  accounts.addHelpText(
+    'after',
+    `
+These work offline on the data folder of --data (or EXECTL_DATA, else the
+default), also while a server runs on it.`,
+  );
+  accounts
+    .command('add')
+    .description('create an account (or add keys to it)')
+    .argument('<email>', 'the account email')
+    .option('--key <pubkey-file>', 'a public key for the account; repeatable', collect)
+    .action(async (email: string, options: { key?: string[] }, self: Command) => {
+      const { ctx, data } = nestedRun(self);
+      return (await loadAccounts()).runAccountsAdd(ctx, email, options.key ?? [], data);
+    });
+  accounts
+    .command('list')
+    .description('list the accounts with their keys')
+    .option('--json', 'print JSON: {"accounts":[{"email","user_id","created_at","ssh_keys"}]}')
+    .action(async (options: { json?: boolean }, self: Command) => {
+      const { ctx, data } = nestedRun(self);
+      return (await loadAccounts()).runAccountsList(ctx, options.json === true, data);
+    });
+  accounts
+    .command('remove')
+    .description('remove an account with its keys (refused while it owns VMs)')
+    .argument('<email>', 'the account email')
+    .action(async (email: string, _options: unknown, self: Command) => {
+      const { ctx, data } = nestedRun(self);
+      return (await loadAccounts()).runAccountsRemove(ctx, email, data);
+    });
+}
+
+/**
+ * The context and data folder of a nested `accounts` command. program.ts builds contexts only
+ * for the commands it registers, so these build theirs the same way, from the process and the
+ * flags of every level (the global ones, serve's --data and --ephemeral, their own).
+ */
+function nestedRun(self: Command): { ctx: CliContext; data: DataFolder } {
+  const flags = self.optsWithGlobals<GlobalFlags & ServeFlags>();
+  const ctx = createContext(process, flags);
+  return { ctx, data: dataFolder(flags, ctx.env) };
+}

@@ -1,0 +1,244 @@
+// `exectl serve` flags and their EXECTL_* variables: bad values are one-line usage errors
+// (exit 2) that leave nothing behind; variables are honoured and flags win over them; the
+// owner comes from --owner, git or $USER, the keys from --authorized-key or ~/.ssh/*.pub.
+import assert from 'node:assert/strict';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { after, before, describe, test } from 'node:test';
+import { generateKey, mintWithShellRecipe, run, type GeneratedKey } from '../helpers/keys.js';
+import { createTempDir, type TempDir } from '../helpers/tmp.js';
+import { assertBuilt, assertOneLineError, exectl } from './harness.js';
+import { TEST_FLAGS, bannerValue, curlExec, startServe, stopAll, userEnv } from './serve-server.js';
+
+let dir: TempDir;
+let key: GeneratedKey;
+let other: GeneratedKey;
+before(async () => {
+  assertBuilt();
+  dir = await createTempDir('e2e-serve-flags');
+  key = await generateKey(dir.path, 'ed25519', { name: 'me', comment: 'me@desk' });
+  other = await generateKey(dir.path, 'rsa-2048', { name: 'other', comment: 'me@ci' });
+});
+after(async () => {
+  await stopAll();
+  await dir.remove();
+});
+
+const fingerprint = async (k: GeneratedKey) =>
+  (await run('ssh-keygen', ['-lf', k.pubPath])).stdout.split(' ')[1]!;
+
+describe('bad values: exit 2, one line, nothing started', () => {
+  const LISTEN_HINT = 'use HOST:PORT, [IPv6]:PORT or PORT; port 0 picks a free one';
+  const cases: [string[], Record<string, string>, string][] = [
+    [
+      ['--listen', 'nope'],
+      {},
+      `--listen: invalid listen address "nope": expected HOST:PORT such as 127.0.0.1:7070 — ${LISTEN_HINT}`,
+    ],
+    [
+      ['--ssh-listen', '127.0.0.1:99999'],
+      {},
+      `--ssh-listen: invalid listen address "127.0.0.1:99999": expected HOST:PORT such as 127.0.0.1:7070 — ${LISTEN_HINT}, or "off"`,
+    ],
+    [
+      [],
+      { EXECTL_REFLECTION_LISTEN: 'x:y' },
+      `EXECTL_REFLECTION_LISTEN: invalid listen address "x:y": expected HOST:PORT such as 127.0.0.1:7070 — ${LISTEN_HINT}`,
+    ],
+    [
+      ['--runtime', 'docker'],
+      {},
+      '--runtime: invalid value "docker" — use one of auto, bwrap, process',
+    ],
+    [
+      [],
+      { EXECTL_LOG_LEVEL: 'loud' },
+      'EXECTL_LOG_LEVEL: invalid value "loud" — use one of debug, info, warn, error',
+    ],
+    [
+      ['--rate-limit', '5'],
+      {},
+      '--rate-limit: invalid rate limit "5": expected N/DURATION such as 60/60s, or 0 — N requests per DURATION (ms, s, m or h), e.g. 60/60s; 0 turns it off',
+    ],
+    [
+      ['--domain', 'Ex_ample'],
+      {},
+      '--domain: invalid domain "Ex_ample" — use lowercase DNS labels separated by dots, e.g. localhost or exectl.test',
+    ],
+    [['--owner', 'nobody'], {}, '--owner: invalid email "nobody" — e.g. --owner you@example.com'],
+    [
+      ['--tls-cert', 'cert.pem'],
+      {},
+      '--tls-cert needs --tls-key too — give both the certificate and its private key, or neither for plain HTTP',
+    ],
+    [
+      ['--data', 'd', '--ephemeral'],
+      {},
+      '--data and --ephemeral cannot be used together — keep the data in a folder, or in a temporary one removed at exit, not both',
+    ],
+    [
+      [],
+      { EXECTL_EPHEMERAL: 'maybe' },
+      'EXECTL_EPHEMERAL="maybe" is not a yes/no value — use 1 or 0',
+    ],
+    [['--bogus'], {}, `unknown option '--bogus' — see "exectl serve --help"`],
+    [
+      ['extra'],
+      {},
+      `too many arguments for 'serve'. Expected 0 arguments but got 1. — see "exectl serve --help"`,
+    ],
+  ];
+  for (const [args, env, line] of cases) {
+    test(line, async () => {
+      const result = await exectl(['serve', ...args], {
+        home: dir.path,
+        env: userEnv(dir.path, env),
+      });
+      assertOneLineError(result, 2, line);
+    });
+  }
+
+  test('input files are checked before anything starts', async () => {
+    const bad = dir.join('bad-seed.json');
+    await writeFile(bad, '{"accounts":[{"email":"x"}]}');
+    const missing = dir.join('missing');
+    const results = [
+      [
+        ['--seed', missing],
+        `--seed ${missing} cannot be read (ENOENT) — check the path and its permissions`,
+      ],
+      [
+        ['--seed', bad],
+        `--seed ${bad}: accounts[0].email: invalid email "x" — fix the seed file; its format is in exectl-serve(1), section SEED FILE`,
+      ],
+      [
+        ['--authorized-key', missing],
+        `--authorized-key ${missing} cannot be read (ENOENT) — check the path and its permissions`,
+      ],
+      [
+        ['--tls-cert', missing, '--tls-key', key.path],
+        `--tls-cert ${missing} cannot be read (ENOENT) — check the path and its permissions`,
+      ],
+    ] as const;
+    const data = dir.join('never-made');
+    for (const [args, line] of results) {
+      const result = await exectl(['serve', '--data', data, ...args], {
+        home: dir.path,
+        env: userEnv(dir.path),
+      });
+      assertOneLineError(result, 2, line);
+    }
+    assert.deepEqual(await readdir(dir.path).then((names) => names.includes('never-made')), false);
+  });
+
+  test('a port in use: exit 2, and the ephemeral folder is removed', async () => {
+    const tmp = dir.join('tmp');
+    await mkdir(tmp);
+    const first = await startServe(['--ephemeral', ...TEST_FLAGS, '--owner', 'me@example.com'], {
+      home: dir.path,
+    });
+    const port = new URL(first.url).port;
+    const result = await exectl(
+      ['serve', '--ephemeral', ...TEST_FLAGS, '--listen', `127.0.0.1:${port}`],
+      {
+        home: dir.path,
+        env: userEnv(dir.path, { TMPDIR: tmp }),
+      },
+    );
+    assertOneLineError(
+      result,
+      2,
+      `cannot listen on 127.0.0.1:${port}: EADDRINUSE — choose another address with --listen, or stop the process using it`,
+    );
+    assert.deepEqual(await readdir(tmp), []);
+    await first.stop();
+  });
+});
+
+describe('environment variables', () => {
+  test('every setting from EXECTL_*: domain, owner, keys, rate limit, log level', async () => {
+    const server = await startServe([], {
+      home: dir.path,
+      env: {
+        EXECTL_LISTEN: '127.0.0.1:0',
+        EXECTL_SSH_LISTEN: 'off',
+        EXECTL_REFLECTION_LISTEN: '127.0.0.1:0',
+        EXECTL_RUNTIME: 'process',
+        EXECTL_EPHEMERAL: '1',
+        EXECTL_OWNER: 'env@example.com',
+        EXECTL_AUTHORIZED_KEY: `${key.pubPath}:${other.pubPath}`,
+        EXECTL_DOMAIN: 'exectl.test',
+        EXECTL_RATE_LIMIT: '1/1h',
+        EXECTL_LOG_LEVEL: 'warn',
+      },
+    });
+    const banner = server.stderr();
+    assert.equal(bannerValue(banner, 'Owner'), 'env@example.com  (account created now)');
+    assert.ok(banner.includes(`  Keys        ${await fingerprint(key)}  me@desk\n`), banner);
+    assert.ok(banner.includes(`              ${await fingerprint(other)}  me@ci\n`), banner);
+    assert.ok(
+      banner.includes(`  Try:  exectl run --url ${server.url} --namespace v0@exectl.test whoami\n`),
+    );
+
+    const payload = JSON.stringify({ cmds: ['whoami'] });
+    const wrongDomain = await mintWithShellRecipe(key, payload, 'v0@localhost');
+    assert.equal((await curlExec(server.url, wrongDomain, 'whoami')).status, 401);
+    const token = await mintWithShellRecipe(key, payload, 'v0@exectl.test');
+    assert.equal((await curlExec(server.url, token, 'whoami')).status, 200);
+    const limited = await curlExec(server.url, token, 'whoami');
+    assert.deepEqual(limited, { status: 429, body: '{"error":"rate limit exceeded"}\n' });
+
+    // Request lines are info: none at --log-level warn.
+    assert.equal(server.stderr(), banner);
+    assert.equal((await server.stop()).code, 0);
+  });
+
+  test('a flag wins over its variable', async () => {
+    const server = await startServe(['--ephemeral', ...TEST_FLAGS, '--owner', 'flag@example.com'], {
+      home: dir.path,
+      env: {
+        EXECTL_OWNER: 'env@example.com',
+        EXECTL_LISTEN: 'not-an-address',
+        EXECTL_DATA: dir.join('unused'),
+      },
+    });
+    assert.equal(bannerValue(server.stderr(), 'Owner'), 'flag@example.com  (account created now)');
+    await server.stop();
+  });
+});
+
+describe('the owner of a fresh data folder', () => {
+  test('from git config user.email, with every ~/.ssh/*.pub (unusable ones skipped, said so)', async () => {
+    const home = dir.join('git-home');
+    await mkdir(home + '/.ssh', { recursive: true });
+    await writeFile(`${home}/.gitconfig`, '[user]\n\temail = git@example.com\n');
+    const mine = await generateKey(`${home}/.ssh`, 'ed25519', {
+      name: 'id_ed25519',
+      comment: 'me@home',
+    });
+    await writeFile(`${home}/.ssh/broken.pub`, 'ssh-ed25519 not-base64!\n');
+    const server = await startServe(['--ephemeral', ...TEST_FLAGS], { home });
+    const banner = server.stderr();
+    assert.ok(
+      banner.startsWith(
+        `exectl: warning: skipping ${home}/.ssh/broken.pub: not an SSH public key\nexectl serve is ready\n`,
+      ),
+      banner,
+    );
+    assert.equal(bannerValue(banner, 'Owner'), 'git@example.com  (account created now)');
+    assert.equal(bannerValue(banner, 'Keys'), `${await fingerprint(mine)}  me@home`);
+    await server.stop();
+  });
+
+  test('else $USER@localhost, and a loud warning when there is no key at all', async () => {
+    const home = dir.join('bare-home');
+    await mkdir(home);
+    const server = await startServe(['--ephemeral', ...TEST_FLAGS], { home });
+    assert.equal(bannerValue(server.stderr(), 'Owner'), 'tester@localhost  (account created now)');
+    assert.ok(
+      server
+        .stderr()
+        .includes('  WARNING: tester@localhost has no SSH key registered: nobody can sign in.\n'),
+    );
+    await server.stop();
+  });
+});

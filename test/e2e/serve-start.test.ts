@@ -1,0 +1,113 @@
+// `exectl serve` as a user starts it: the banner, a real request with curl and a shell-recipe
+// token, the request log, a clean stop on SIGTERM and SIGINT, the ephemeral folder removed.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+import { generateKey, run, type GeneratedKey } from '../helpers/keys.js';
+import { createTempDir, type TempDir } from '../helpers/tmp.js';
+import { assertBuilt } from './harness.js';
+import {
+  TEST_FLAGS,
+  bannerValue,
+  curlExec,
+  recipeToken,
+  startServe,
+  stopAll,
+  type ServeProcess,
+} from './serve-server.js';
+
+let dir: TempDir;
+let key: GeneratedKey;
+let fingerprint: string;
+let server: ServeProcess;
+before(async () => {
+  assertBuilt();
+  dir = await createTempDir('e2e-serve');
+  key = await generateKey(dir.path, 'ed25519', { name: 'me', comment: 'me@laptop' });
+  fingerprint = (await run('ssh-keygen', ['-lf', key.pubPath])).stdout.split(' ')[1]!;
+  server = await startServe(
+    ['--ephemeral', ...TEST_FLAGS, '--owner', 'me@example.com', '--authorized-key', key.pubPath],
+    { home: dir.path },
+  );
+});
+after(async () => {
+  await stopAll();
+  await dir.remove();
+});
+
+test('the banner: actual addresses, runtime warning, owner, key, first command', () => {
+  const port = /^http:\/\/127\.0\.0\.1:(\d+)$/.exec(server.url)?.[1];
+  assert.ok(port !== undefined && Number(port) > 0, server.url);
+  assert.match(server.dataDir, /\/exectl-serve-[A-Za-z0-9]{6}$/);
+  const reflection = bannerValue(server.stderr(), 'Reflection');
+  assert.match(reflection, /^http:\/\/127\.0\.0\.1:[1-9]\d*$/);
+  assert.equal(
+    server.stderr(),
+    [
+      'exectl serve is ready',
+      '',
+      `  HTTP        ${server.url}  (/exec and the VM proxy)`,
+      '  SSH         off',
+      `  Reflection  ${reflection}`,
+      `  Data        ${server.dataDir}  (ephemeral: deleted when the server stops)`,
+      '  Runtime     process',
+      '  Owner       me@example.com  (account created now)',
+      `  Keys        ${fingerprint}  me@laptop`,
+      '',
+      '  WARNING: VM runtime "process": NO ISOLATION.',
+      '  Commands run in VMs are plain processes of your user: they can read and',
+      '  change all your files. Use --runtime bwrap where bubblewrap works.',
+      '',
+      `  Try:  exectl run --url ${server.url} whoami`,
+      '',
+      'Ctrl-C stops the server.',
+      '',
+    ].join('\n'),
+  );
+  assert.equal(server.stdout(), '', 'stdout stays clean');
+});
+
+test('curl with a shell-recipe token: whoami answers the owner; one log line, no token', async () => {
+  const token = await recipeToken(key, ['whoami']);
+  const before = server.stderr().length;
+  const answer = await curlExec(server.url, token, 'whoami');
+  assert.equal(answer.status, 200, answer.body);
+  const body = JSON.parse(answer.body) as { user_id: string };
+  assert.match(body.user_id, /^usr_[a-z2-7]{16}$/);
+  assert.deepEqual(body, {
+    email: 'me@example.com',
+    user_id: body.user_id,
+    ssh_keys: [{ name: 'me@laptop', fingerprint, public_key: key.publicKeyLine, current: true }],
+  });
+
+  const line = await server.waitForLine(/ cmd="whoami" /, before);
+  assert.match(
+    line,
+    new RegExp(
+      `^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z req=[0-9a-f]{12} via=http key=${fingerprint.replace(/[+/]/g, '\\$&')} cmd="whoami" status=200 ms=\\d+\\.\\d$`,
+    ),
+  );
+  assert.equal(server.stderr().slice(before), `${line}\n`, 'exactly one line for the request');
+  assert.ok(!server.stderr().includes(token.slice(5, 40)), 'no token in the logs');
+});
+
+test('SIGTERM: exit 0, "stopped", the ephemeral folder is gone', async () => {
+  assert.ok(existsSync(server.dataDir));
+  const { code, signal } = await server.stop('SIGTERM');
+  assert.deepEqual({ code, signal }, { code: 0, signal: null });
+  assert.match(
+    server.stderr(),
+    /\nexectl: SIGTERM: stopping — finishing running commands \(again to force\)\nexectl: stopped\n$/,
+  );
+  assert.equal(existsSync(server.dataDir), false);
+});
+
+test('SIGINT (Ctrl-C) stops it the same way', async () => {
+  const second = await startServe(['--ephemeral', ...TEST_FLAGS, '--owner', 'me@example.com'], {
+    home: dir.path,
+  });
+  const { code } = await second.stop('SIGINT');
+  assert.equal(code, 0);
+  assert.match(second.stderr(), /\nexectl: SIGINT: stopping .*\nexectl: stopped\n$/);
+  assert.equal(existsSync(second.dataDir), false);
+});
