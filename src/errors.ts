@@ -32,6 +32,11 @@ export const ERROR_CATALOGUE = {
   key_error: { status: 400, exit: 2 },
   /** Client side: the server could not be reached at all. */
   unreachable: { status: 502, exit: 8 },
+  /**
+   * Client side: the server answered 5xx (504 aside). Its own code, because the CLI shows the
+   * server's message and a hint about the server's log, where `internal` means a client bug.
+   */
+  server_error: { status: 502, exit: 9 },
   /** Client side: `inspect` on a token that is well-formed but not valid now (expired...). */
   token_invalid: { status: 401, exit: 1 },
   /** Client side: `inspect` on a token that cannot be decoded. */

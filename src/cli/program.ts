@@ -14,6 +14,10 @@ import { oneLine } from './output.js';
 const COMMANDS: Readonly<Record<string, () => Promise<{ command: CliCommand }>>> = {
   mint: () => import('./commands/mint.js'),
   inspect: () => import('./commands/inspect.js'),
+  run: () => import('./commands/run.js'),
+  ssh: () => import('./commands/ssh.js'),
+  reflect: () => import('./commands/reflect.js'),
+  completion: () => import('./commands/completion.js'),
   serve: () => import('./commands/serve.js'),
 };
 
@@ -34,9 +38,12 @@ export async function runProgram(
 ): Promise<CommandOutcome> {
   const program = createProgram(proc);
   const named = commandNameIn(program, argv);
-  // Help, suggestions for a mistyped name, and a missing command need the whole tree.
+  // Help, suggestions for a mistyped name, a missing command, and `completion` (which
+  // describes every command) need the whole tree.
   const toLoad =
-    named !== undefined && Object.hasOwn(COMMANDS, named) ? [named] : Object.keys(COMMANDS);
+    named !== undefined && named !== 'completion' && Object.hasOwn(COMMANDS, named)
+      ? [named]
+      : Object.keys(COMMANDS);
   let outcome: CommandOutcome;
   for (const name of toLoad) {
     const { command } = await COMMANDS[name]!();

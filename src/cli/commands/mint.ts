@@ -7,15 +7,18 @@ import type { CliContext } from '../context.js';
 import { warn } from '../output.js';
 import { passphraseSource } from '../prompt.js';
 import { homeDir, vmNamespace } from '../settings.js';
+import { exchangeForSvc1 } from '../svc1-exchange.js';
 import { buildMintPayload, DEFAULT_EXP, type PermissionFlags } from './mint-payload.js';
 
 export interface MintOptions extends PermissionFlags {
   vm?: string;
   key?: string;
   namespace?: string;
+  /** Exchange the svc0 through the server for a svc1 (SPEC §3 svc0-to-svc1). */
+  svc1?: boolean;
 }
 
-/** Mints a svc0 token for `options` and writes it, alone, to stdout. */
+/** Mints a svc0 token for `options` (or its svc1 with --svc1) and writes it, alone, to stdout. */
 export async function runMint(ctx: CliContext, options: MintOptions): Promise<CommandOutcome> {
   const settings = ctx.settings({ key: options.key, namespace: options.namespace });
   const namespace =
@@ -28,7 +31,11 @@ export async function runMint(ctx: CliContext, options: MintOptions): Promise<Co
     homeDir: homeDir(ctx.env),
     passphrase: passphraseSource(ctx),
   });
-  ctx.stdout.write(`${await mintSvc0(payload, signer, namespace)}\n`);
+  const svc0 = await mintSvc0(payload, signer, namespace);
+  const token = options.svc1
+    ? await exchangeForSvc1(ctx, { svc0, vm: options.vm, settings, signer })
+    : svc0;
+  ctx.stdout.write(`${token}\n`);
   return undefined;
 }
 
@@ -58,6 +65,7 @@ export const command: CliCommand = {
         '--namespace <ns>',
         'signature namespace (env EXECTL_NAMESPACE; default v0@localhost)',
       )
+      .option('--svc1', 'exchange the token through the server (--url) for a short svc1')
       .addHelpText(
         'after',
         `
@@ -67,7 +75,8 @@ Examples:
   exectl mint
   exectl mint --exp 7d --cmds "whoami,ssh-key list"
   exectl mint --vm web --ctx '{"role":"viewer"}'
-  TOKEN=$(exectl mint --key ~/.ssh/id_ed25519 --exp 15m)`,
+  TOKEN=$(exectl mint --key ~/.ssh/id_ed25519 --exp 15m)
+  exectl mint --svc1 --exp 30d --cmds ls`,
       );
   },
   run: (ctx, _operands, options) => runMint(ctx, options as MintOptions),
