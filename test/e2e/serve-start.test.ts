@@ -1,7 +1,9 @@
 // `exectl serve` as a user starts it: the banner, a real request with curl and a shell-recipe
 // token, the request log, a clean stop on SIGTERM and SIGINT, the ephemeral folder removed.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
+import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
 import { generateKey, run, type GeneratedKey } from '../helpers/keys.js';
 import { createTempDir, type TempDir } from '../helpers/tmp.js';
@@ -110,4 +112,28 @@ test('SIGINT (Ctrl-C) stops it the same way', async () => {
   assert.equal(code, 0);
   assert.match(second.stderr(), /\nexectl: SIGINT: stopping .*\nexectl: stopped\n$/);
   assert.equal(existsSync(second.dataDir), false);
+});
+
+test('a second signal forces the exit while a request holds the graceful stop', async () => {
+  const third = await startServe(
+    ['--ephemeral', ...TEST_FLAGS, '--owner', 'me@example.com', '--authorized-key', key.pubPath],
+    { home: dir.path },
+  );
+  // A request whose body never finishes: the graceful stop waits for it (up to its grace).
+  const token = await recipeToken(key, ['whoami']);
+  const { port } = new URL(third.url);
+  const socket = connect(Number(port), '127.0.0.1');
+  await once(socket, 'connect');
+  socket.on('error', () => {});
+  socket.write(
+    `POST /exec HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Length: 100\r\n\r\nwho`,
+  );
+  const stopping = third.stderr().length;
+  third.child.kill('SIGINT');
+  await third.waitForLine(/^exectl: SIGINT: stopping/, stopping);
+  const { code, signal } = await third.stop('SIGINT');
+  socket.destroy();
+  assert.deepEqual({ code, signal }, { code: null, signal: 'SIGINT' });
+  assert.match(third.stderr(), /\nexectl: forced to stop\n$/);
+  assert.equal(existsSync(third.dataDir), false);
 });
