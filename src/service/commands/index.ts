@@ -13,6 +13,7 @@ import { shareRemoveCommand } from './share/remove.js';
 import { shareSetPrivateCommand } from './share/set-private.js';
 import { shareSetPublicCommand } from './share/set-public.js';
 import { shareShowCommand } from './share/show.js';
+import { sshCommand } from './ssh.js';
 import { sshKeyAddCommand } from './ssh-key/add.js';
 import { generateApiKeyCommand } from './ssh-key/generate-api-key.js';
 import { sshKeyListCommand } from './ssh-key/list.js';
@@ -74,5 +75,6 @@ export function buildRegistry(): CommandRegistry<ServiceDeps> {
   for (const command of [teamCommand, teamMembersCommand, teamAddCommand, teamRemoveCommand]) {
     registry.register(command);
   }
+  registry.register(sshCommand);
   return registry;
 }
