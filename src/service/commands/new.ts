@@ -19,9 +19,9 @@ type NewVmFields = Omit<
  * `new [--name N] [--tag T]... [--comment C] [--integration I]... [--env K=V]...
  * [--setup-script S]` — creates a VM owned by the caller. Every input is checked first; then
  * the record is stored (status `creating`, so the name is taken at once), then the machine is
- * made and the setup script runs once inside. If that fails or the deadline passes, the record
- * is deleted and the machine removed, and the failure is answered. On success the status is
- * `running`. Without `--name` the VM gets a random free `adjective-noun` name.
+ * made and the setup script runs once inside. If that fails or the deadline passes, the
+ * machine is removed and the record deleted, and the failure is answered. On success the
+ * status is `running`. Without `--name` the VM gets a random free `adjective-noun` name.
  */
 export const newCommand: ServiceCommand = {
   path: 'new',
@@ -109,18 +109,21 @@ function createWithRandomName(ctx: ServiceContext, fields: NewVmFields): VmRecor
 }
 
 /**
- * Undoes a VM whose machine could not be made. The record goes first so the name is free
- * again even if removing a half-made machine fails; that failure is logged, and the original
- * failure is what the user is told.
+ * Undoes a VM whose machine could not be made: the machine first, then the record. In that
+ * order a new VM cannot get this record's id (SQLite reuses the highest rowid) — and with it
+ * the same disk folder — while this one's removal is still under way. A failure to remove the
+ * machine is logged and the record kept (so `rm` can retry); the user is told the original
+ * failure either way.
  */
 async function discard(ctx: ServiceContext, vm: VmRecord): Promise<void> {
   const { store, machines, config } = ctx.deps;
-  store.deleteVm(vm.id);
   try {
     await machines.remove(vm);
   } catch (error) {
     config.log(
       `req=${ctx.requestId} new: removing the machine of failed vm "${vm.name}" failed: ${String(error)}`,
     );
+    return;
   }
+  store.deleteVm(vm.id);
 }
