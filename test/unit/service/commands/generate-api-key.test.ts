@@ -110,6 +110,18 @@ test('--label, repeatable comma-separated --cmds, and every --exp unit', async (
   }
 });
 
+test('--cmds takes ssh and ssh <vm> (SPEC §1.3), not ssh with more words', async () => {
+  const apiKey = (await fx.run(
+    ada,
+    "ssh-key generate-api-key --label ssh-only --cmds 'ssh web,ssh' --exp 1h",
+  )) as ApiKey;
+  assert.equal(payloadOf(apiKey), `{"exp":${T0_SECONDS + 3600},"cmds":["ssh web","ssh"]}`);
+  assert.equal(
+    (await fx.fail(ada, "ssh-key generate-api-key --cmds 'ssh web ls'")).message,
+    'unknown command in --cmds: "ssh web ls"',
+  );
+});
+
 test('--exp never: no exp field, expires_at null', async () => {
   const apiKey = (await fx.run(
     ada,
