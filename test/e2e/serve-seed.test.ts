@@ -4,11 +4,20 @@
 import assert from 'node:assert/strict';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import { generateKey, type GeneratedKey } from '../helpers/keys.js';
 import { createTempDir, type TempDir } from '../helpers/tmp.js';
 import { assertBuilt, assertOneLineError, exectl } from './harness.js';
-import { TEST_FLAGS, bannerValue, execJson, startServe, stopAll, userEnv } from './serve-server.js';
+import {
+  TEST_FLAGS,
+  bannerValue,
+  execJson,
+  launchServe,
+  startServe,
+  stopAll,
+  userEnv,
+} from './serve-server.js';
 
 let dir: TempDir;
 let ada: GeneratedKey;
@@ -141,3 +150,44 @@ test('a seed the data folder contradicts: exit 2, one line naming the entry', as
     'seed accounts[0].vms[0]: vm "web" belongs to another account — change the seed, or the data folder (exectl run ..., exectl serve accounts ...)',
   );
 });
+
+test('a stop while the seed runs a setup script: exit 0, and the next start makes the VM', async () => {
+  const slowData = dir.join('slow');
+  const slowSeed = dir.join('slow.json');
+  const seed = (script: string) =>
+    JSON.stringify({
+      accounts: [{ email: 'ada@example.com', vms: [{ name: 'slow', setup_script: script }] }],
+    });
+  await writeFile(slowSeed, seed('touch "$HOME/started"; sleep 60'));
+  const flags = ['--data', slowData, '--seed', slowSeed, ...TEST_FLAGS];
+  const server = launchServe(flags, { home: dir.path });
+  await waitForFile(join(slowData, 'vms'), 'started');
+  const { code } = await server.stop('SIGTERM');
+  assert.equal(code, 0, server.stderr());
+  assert.equal(
+    server.stderr(),
+    'exectl: SIGTERM: stopping — finishing running commands (again to force)\nexectl: stopped\n',
+  );
+
+  await writeFile(slowSeed, seed('echo done > "$HOME/hello"'));
+  const again = await startServe(flags, { home: dir.path });
+  assert.ok(
+    again
+      .stderr()
+      .startsWith(
+        `exectl: seed ${slowSeed}: 1 change(s)\n  created vm "slow" of ada@example.com\n`,
+      ),
+  );
+  assert.deepEqual(await filesNamed(join(slowData, 'vms'), 'hello'), ['done\n']);
+  await again.stop();
+});
+
+/** Waits until a file named `name` exists somewhere under `root`. */
+async function waitForFile(root: string, name: string): Promise<void> {
+  for (let waited = 0; waited < 30_000; waited += 50) {
+    const found = await readdir(root, { recursive: true }).catch(() => [] as string[]);
+    if (found.some((path) => path.endsWith(`/${name}`) || path === name)) return;
+    await sleep(50);
+  }
+  throw new Error(`no ${name} under ${root}`);
+}

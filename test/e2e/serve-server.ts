@@ -12,25 +12,30 @@ import { REPO } from './harness.js';
 const BIN = join(REPO, 'bin', 'exectl.js');
 /** Long enough for a loaded machine shared with other test runs. */
 const START_TIMEOUT_MS = 30_000;
-const BANNER_END = 'Ctrl-C stops the server.\n';
+/** The banner's last line. */
+const BANNER_END = /^Ctrl-C stops the server\.$/;
 
-/** A running `exectl serve`. */
-export interface ServeProcess {
+/** A launched `exectl serve`, before or after its banner. */
+export interface LaunchedServe {
   child: ChildProcess;
-  /** The HTTP listener's URL, read from the banner. */
-  url: string;
-  /** The data folder, read from the banner. */
-  dataDir: string;
   /** stderr so far (the banner, then logs). */
   stderr(): string;
+  stdout(): string;
   /**
    * Waits until stderr after `from` characters holds a whole line matching `pattern`: the log
    * line of a request may be written just after its answer was sent.
    */
   waitForLine(pattern: RegExp, from?: number): Promise<string>;
-  stdout(): string;
   /** Sends `signal` and waits for the exit. */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** A running `exectl serve`, its banner shown. */
+export interface ServeProcess extends LaunchedServe {
+  /** The HTTP listener's URL, read from the banner. */
+  url: string;
+  /** The data folder, read from the banner. */
+  dataDir: string;
 }
 
 export interface ServeOptions {
@@ -66,11 +71,8 @@ export const TEST_FLAGS = [
   'process',
 ] as const;
 
-/** Starts `exectl serve ...args` and resolves once its banner is complete. */
-export async function startServe(
-  args: readonly string[],
-  opts: ServeOptions,
-): Promise<ServeProcess> {
+/** Starts `exectl serve ...args` without waiting for anything. */
+export function launchServe(args: readonly string[], opts: ServeOptions): LaunchedServe {
   const child = spawn(process.execPath, [BIN, 'serve', ...args], {
     env: userEnv(opts.home, opts.env),
     cwd: opts.home,
@@ -82,52 +84,46 @@ export async function startServe(
   let err = '';
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  const ready = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`no banner after ${START_TIMEOUT_MS} ms:\n${err}`)),
-      START_TIMEOUT_MS,
-    );
-    child.stderr!.on('data', (c: Buffer) => {
-      err += c.toString('utf8');
-      if (err.includes(BANNER_END)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    void exited.then(([code, signal]) => {
-      clearTimeout(timer);
-      reject(new Error(`exectl serve exited (${code ?? signal}) before its banner:\n${err}`));
-    });
-  });
-  try {
-    await ready;
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw error;
-  }
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString('utf8')));
   return {
     child,
-    url: bannerValue(err, 'HTTP').split(' ')[0]!,
-    dataDir: bannerValue(err, 'Data').split('  ')[0]!,
     stderr: () => err,
+    stdout: () => out,
     waitForLine: async (pattern, from = 0) => {
       for (let waited = 0; waited < START_TIMEOUT_MS; waited += 20) {
-        const line = err
-          .slice(from)
-          .split('\n')
-          .slice(0, -1)
-          .find((l) => pattern.test(l));
+        const lines = err.slice(from).split('\n').slice(0, -1);
+        const line = lines.find((l) => pattern.test(l));
         if (line !== undefined) return line;
+        if (child.exitCode !== null || child.signalCode !== null) break;
         await sleep(20);
       }
       throw new Error(`no stderr line matching ${pattern}:\n${err.slice(from)}`);
     },
-    stdout: () => out,
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       const [code, received] = await exited;
       return { code, signal: received };
     },
+  };
+}
+
+/** Starts `exectl serve ...args` and resolves once its banner is complete. */
+export async function startServe(
+  args: readonly string[],
+  opts: ServeOptions,
+): Promise<ServeProcess> {
+  const launched = launchServe(args, opts);
+  try {
+    await launched.waitForLine(BANNER_END);
+  } catch (error) {
+    launched.child.kill('SIGKILL');
+    throw error;
+  }
+  const banner = launched.stderr();
+  return {
+    ...launched,
+    url: bannerValue(banner, 'HTTP').split(' ')[0]!,
+    dataDir: bannerValue(banner, 'Data').split('  ')[0]!,
   };
 }
 

@@ -47,7 +47,12 @@ export async function runServe(
   try {
     const service = await createService(serviceConfig(ctx, settings, data.path, tls));
     try {
-      await start(ctx, service, settings, seed, authorizedKeys, data, stop.requested);
+      try {
+        await start(ctx, service, settings, seed, authorizedKeys, data, stop.requested);
+      } catch (err) {
+        // Stopped while starting (a seed VM's setup script is cut short): a plain stop.
+        if (stop.received === undefined) throw err;
+      }
       const signal = await stop.requested;
       ctx.stderr.write(
         `exectl: ${signal}: stopping — finishing running commands (again to force)\n`,

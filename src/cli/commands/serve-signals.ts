@@ -12,6 +12,8 @@ export interface SignalSource {
 export interface StopRequest {
   /** Resolves with the first stop signal received. */
   readonly requested: Promise<NodeJS.Signals>;
+  /** The first stop signal received so far, if any. */
+  readonly received: NodeJS.Signals | undefined;
   /** Stops listening for the signals. */
   dispose(): void;
 }
@@ -43,5 +45,11 @@ export function listenForStop(source: SignalSource, beforeForce: () => void): St
     source.kill(source.pid, signal);
   }
   for (const signal of STOP_SIGNALS) source.on(signal, onSignal);
-  return { requested, dispose };
+  return {
+    requested,
+    get received() {
+      return received;
+    },
+    dispose,
+  };
 }
