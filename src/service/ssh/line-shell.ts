@@ -6,17 +6,16 @@ import { isLeaveCommand } from './leave-command.js';
 import { Cancellation, runCommandLine } from './run-line.js';
 import type { Interruptible, SessionContext } from './session-context.js';
 
+/** Input lines waiting to run before the channel stops reading (the client then waits). */
+const MAX_WAITING_LINES = 64;
+
 /**
  * A shell session without a pty (`echo ls | ssh host`, `ssh -T host`): like `sh` reading a
  * script, it runs each input line as a command, in order, with no prompt and no echo, and
  * ends at the end of the input, at `exit`/`quit` or when the server stops, with the status of
- * the last command run.
- * A line longer than the command-line limit is cut just past the limit, so that it fails with
- * the limit's own error instead of being held in memory whole.
+ * the last command run. A line longer than the command-line limit is cut just past the limit,
+ * so that it fails with the limit's own error instead of being held in memory whole.
  */
-/** Input lines waiting to run before the channel stops reading (the client then waits). */
-const MAX_WAITING_LINES = 64;
-
 export function startLineShell(channel: ServerChannel, ctx: SessionContext): Interruptible {
   const sink = channelSink(channel, false);
   const utf8 = new StringDecoder('utf8');

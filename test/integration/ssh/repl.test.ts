@@ -148,3 +148,14 @@ test('shell without a pty: exit stops reading, with the last status', async () =
   assert.equal(r.stderr, '');
   assert.equal(r.code, 0);
 });
+
+test('shell without a pty: an overlong line fails alone; many waiting lines are all read', async () => {
+  const input = ['x'.repeat(70_000), 'whoami --json', ...Array(100).fill(''), 'frobnicate', ''];
+  const r = await h.ssh(undefined, { extra: ['-T'], input: input.join('\n') });
+  assert.equal(
+    r.stderr,
+    'error: command line exceeds 65536 bytes\nerror: unknown command: frobnicate\n',
+  );
+  assert.match(r.stdout, /^\{"email":"owner@example\.com",.*\}\n$/);
+  assert.equal(r.code, 5);
+});
