@@ -17,8 +17,7 @@ const longListings = new WeakSet<LsData>();
 export const lsCommand: ServiceCommand = {
   path: 'ls',
   description:
-    'List your VMs and those shared with you; pattern: a glob over names and tags; ' +
-    '-l: as text, also the comment, port, ssh command and creation time (JSON has them always)',
+    'List your VMs and those shared with you (pattern: a glob over names and tags; -l: more text columns)',
   usage: 'ls [-l] [pattern]',
   flags: [
     {
