@@ -182,11 +182,13 @@ describe('on a data folder, offline', () => {
       2,
       `no data folder at ${missing} — start \`exectl serve\` once, or give the right --data DIR`,
     );
-    assertOneLineError(
-      await accounts(['list', '--ephemeral']),
-      2,
-      'accounts commands work on a kept data folder, not --ephemeral — give --data DIR (or EXECTL_DATA)',
-    );
+    for (const args of [['list'], ['add', 'ada@example.com']]) {
+      assertOneLineError(
+        await accounts([...args, '--ephemeral']),
+        2,
+        'accounts commands work on a kept data folder, not --ephemeral — give --data DIR (or EXECTL_DATA)',
+      );
+    }
   });
 });
 

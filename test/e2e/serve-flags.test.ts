@@ -206,6 +206,63 @@ describe('environment variables', () => {
   });
 });
 
+describe('HTTPS', () => {
+  test('--tls-cert and --tls-key serve /exec over TLS', async () => {
+    const cert = dir.join('cert.pem');
+    const tlsKey = dir.join('key.pem');
+    const made = await run('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      tlsKey,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ]);
+    assert.equal(made.code, 0, made.stderr);
+    const server = await startServe(
+      [
+        '--ephemeral',
+        ...TEST_FLAGS,
+        '--owner',
+        'me@example.com',
+        '--authorized-key',
+        key.pubPath,
+        '--tls-cert',
+        cert,
+        '--tls-key',
+        tlsKey,
+      ],
+      { home: dir.path },
+    );
+    assert.match(server.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+    const token = await mintWithShellRecipe(key, '{"cmds":["whoami"]}', 'v0@localhost');
+    const answer = await run('curl', [
+      '-sS',
+      '--cacert',
+      cert,
+      '-H',
+      `Authorization: Bearer ${token}`,
+      '--data-binary',
+      'whoami',
+      `${server.url}/exec`,
+    ]);
+    assert.equal(answer.code, 0, answer.stderr);
+    assert.equal((JSON.parse(answer.stdout) as { email: string }).email, 'me@example.com');
+    await server.stop();
+  });
+});
+
 describe('the owner of a fresh data folder', () => {
   test('from git config user.email, with every ~/.ssh/*.pub (unusable ones skipped, said so)', async () => {
     const home = dir.join('git-home');

@@ -7,7 +7,12 @@ import { listCell, textTable } from '../../service/commands/shared/text-table.js
 import { ensureAccount } from '../../service/ensure-account.js';
 import { openStore, type Store } from '../../service/store/index.js';
 import type { CliContext } from '../context.js';
-import { DATABASE_FILE, existingDataFolder, prepareDataFolder } from './serve-data.js';
+import {
+  DATABASE_FILE,
+  existingDataFolder,
+  keptDataFolder,
+  prepareDataFolder,
+} from './serve-data.js';
 import type { DataFolder } from './serve-options.js';
 import { readKeyFiles } from './serve-owner.js';
 
@@ -31,7 +36,7 @@ export async function runAccountsAdd(
 ): Promise<void> {
   usageEmail(email);
   const keys = keyFiles.length === 0 ? [] : await readKeyFiles(keyFiles, '--key');
-  const folder = await prepareDataFolder(data);
+  const folder = await prepareDataFolder(keptDataFolder(data));
   const { account, created, added } = withStore(folder.path, (store) =>
     ensureAccount(
       store,

@@ -47,11 +47,8 @@ export async function prepareDataFolder(data: DataFolder): Promise<PreparedDataF
   return { path, ephemeral: false, discard: () => {} };
 }
 
-/**
- * The kept data folder `data` names, which must already exist (for the offline `accounts`
- * commands that only read or remove).
- */
-export function existingDataFolder(data: DataFolder): string {
+/** The folder of `data` for the offline `accounts` commands, which need a kept one. */
+export function keptDataFolder(data: DataFolder): { kind: 'dir'; path: string } {
   if (data.kind === 'ephemeral') {
     throw new ExectlError(
       'usage',
@@ -61,7 +58,12 @@ export function existingDataFolder(data: DataFolder): string {
       },
     );
   }
-  const path = resolve(data.path);
+  return data;
+}
+
+/** The kept data folder `data` names, which must already exist (to list or remove). */
+export function existingDataFolder(data: DataFolder): string {
+  const path = resolve(keptDataFolder(data).path);
   let isFolder = false;
   try {
     isFolder = statSync(path).isDirectory();
