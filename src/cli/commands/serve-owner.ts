@@ -6,7 +6,7 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { ExectlError } from '../../errors.js';
 import { checkEmail } from '../../service/commands/shared/validate.js';
-import { parseKeyLines, type KeyLine } from '../../service/bootstrap.js';
+import { parseKeyLines, type KeyLine, type RejectedKeyLine } from '../../service/bootstrap.js';
 import type { PublicKey } from '../../token/keys.js';
 import { homeDir } from '../settings.js';
 import { readUserText } from './serve-files.js';
@@ -61,7 +61,7 @@ export async function readKeyFiles(paths: readonly string[], flag: string): Prom
  */
 export async function readHomeSshKeys(
   env: Env,
-): Promise<{ keys: PublicKey[]; skipped: { source: string; reason: string }[] }> {
+): Promise<{ keys: PublicKey[]; skipped: RejectedKeyLine[] }> {
   const dir = join(homeDir(env), '.ssh');
   let names: string[];
   try {
@@ -70,7 +70,7 @@ export async function readHomeSshKeys(
     return { keys: [], skipped: [] }; // no ~/.ssh at all: the caller warns about having no key
   }
   const lines: KeyLine[] = [];
-  const skipped: { source: string; reason: string }[] = [];
+  const skipped: RejectedKeyLine[] = [];
   for (const name of names) {
     const path = join(dir, name);
     try {
