@@ -17,9 +17,15 @@ export interface RequestLogEntry {
   detail?: string;
 }
 
+// A random prefix per process and a counter: unique across restarts, and free to make on the
+// hot path (no call into the random source per request).
+const processPrefix = randomBytes(4).toString('hex');
+let requestCounter = 0;
+
 /** A short unique id that ties a log line to a client-visible `X-Request-Id`. */
 export function newRequestId(): string {
-  return randomBytes(6).toString('hex');
+  requestCounter = (requestCounter + 1) % 0x100000000;
+  return `${processPrefix}${requestCounter.toString(16).padStart(8, '0')}`;
 }
 
 /** Formats and writes one line per request: time, id, key, command path, status, duration. */

@@ -53,7 +53,9 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
 
       CREATE TABLE vms (
-        id INTEGER PRIMARY KEY,
+        -- AUTOINCREMENT: a VM's disk folder is named by its id, so an id must never be reused
+        -- (a new VM could otherwise land on the folder of one still being removed).
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
         name TEXT NOT NULL UNIQUE,
         account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
         emoji TEXT NOT NULL,

@@ -202,6 +202,8 @@ export function vmStore(ctx: StoreContext): VmStore {
     },
 
     renameVm: changeVm((vm, newName: string) => {
+      // Renaming to the same name changes nothing (and must not drop the vm: attachments).
+      if (newName === vm.name) return;
       withUniqueMessages(() => rename.run(newName, vm.id), {
         'vms.name': `vm "${newName}" already exists`,
       });

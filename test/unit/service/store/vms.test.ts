@@ -197,6 +197,21 @@ describe('renameVm', () => {
     assert.deepEqual(f.store.getVm(api2.id), api2);
     assert.deepEqual(f.store.getIntegration(ada.id, 'gh')?.attachments, ['vm:api2']);
   });
+
+  test('renaming to the same name changes nothing and keeps the attachments', () => {
+    const api2 = f.store.getVmByName('api2')!;
+    assert.deepEqual(f.store.renameVm(api2.id, 'api2'), api2);
+    assert.deepEqual(f.store.getIntegration(ada.id, 'gh')?.attachments, ['vm:api2']);
+  });
+});
+
+describe('VM ids', () => {
+  test('the id of a deleted VM is never given to a new one (it names the VM disk)', () => {
+    const last = newVm(ada.id, 'short-lived');
+    f.store.deleteVm(last.id);
+    const next = newVm(ada.id, 'next-one');
+    assert.ok(next.id > last.id, `${next.id} reuses ${last.id}`);
+  });
 });
 
 describe('tags', () => {
