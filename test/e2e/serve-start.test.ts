@@ -86,7 +86,7 @@ test('curl with a shell-recipe token: whoami answers the owner; one log line, no
   assert.match(
     line,
     new RegExp(
-      `^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z req=[0-9a-f]{12} via=http key=${fingerprint.replace(/[+/]/g, '\\$&')} cmd="whoami" status=200 ms=\\d+\\.\\d$`,
+      `^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z req=[0-9a-f]+ via=http key=${fingerprint.replace(/[+/]/g, '\\$&')} cmd="whoami" status=200 ms=\\d+\\.\\d$`,
     ),
   );
   assert.equal(server.stderr().slice(before), `${line}\n`, 'exactly one line for the request');
