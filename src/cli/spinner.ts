@@ -11,14 +11,19 @@ export const SPINNER_DELAY_MS = 300;
 
 /**
  * Shows an ora spinner with `text` on stderr once `delayMs` have passed, if stderr is a
- * terminal (not a dumb one) and `-q` was not given. ora is loaded only when the spinner is due.
+ * terminal of known width (not a dumb one) and `-q` was not given. ora is loaded only when
+ * the spinner is due.
  */
 export function startSpinner(
   ctx: CliContext,
   text: string,
   delayMs = SPINNER_DELAY_MS,
 ): DelayedSpinner {
-  if (ctx.quiet || ctx.stderr.isTTY !== true || ctx.env.TERM === 'dumb') return { stop: () => {} };
+  // A terminal of unknown width (0 columns) would make ora's line clearing run away.
+  const columns = (ctx.stderr as { columns?: number }).columns ?? 0;
+  if (ctx.quiet || ctx.stderr.isTTY !== true || ctx.env.TERM === 'dumb' || columns <= 0) {
+    return { stop: () => {} };
+  }
   let stopped = false;
   let spinner: { stop(): unknown } | undefined;
   const timer = setTimeout(() => {

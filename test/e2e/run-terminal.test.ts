@@ -1,0 +1,139 @@
+// `exectl run` on a real pseudo-terminal (util-linux `script`) against a real service: indented,
+// coloured JSON for a person; --no-color / NO_COLOR / --json / --raw; the delayed spinner.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { copyFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { answerJson, startLoopback, type Loopback } from '../unit/cli/exec-client-loopback.js';
+import { REPO, assertBuilt, exectl } from './harness.js';
+
+const GIVE_UP_MS = 20_000;
+const ESC = '\x1b';
+
+let svc: TestService;
+let home: string;
+let whoami: unknown;
+
+before(async () => {
+  assertBuilt();
+  svc = await startTestService();
+  home = svc.dir.join('home');
+  await mkdir(join(home, '.ssh'), { recursive: true });
+  await copyFile(svc.owner.key.path, join(home, '.ssh', 'id_ed25519'));
+  const piped = await exectl(['--url', svc.url, 'run', 'whoami'], { home });
+  assert.equal(piped.code, 0, piped.stderr);
+  whoami = JSON.parse(piped.stdout);
+});
+after(() => svc.stop());
+
+const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
+
+/** Runs exectl with stdin, stdout and stderr on one pty; returns the exit code and the screen. */
+async function onTerminal(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; screen: string }> {
+  const exec = [process.execPath, join(REPO, 'bin', 'exectl.js'), ...args].map(quote).join(' ');
+  // `script` without a terminal of its own makes a 0x0 pty: give it a real size.
+  const command = `stty cols 100 rows 30 && exec ${exec}`;
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TERM: 'xterm', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const giveUp = setTimeout(() => child.kill(), GIVE_UP_MS);
+  let screen = '';
+  child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString('utf8')));
+  const [code] = (await once(child, 'close')) as [number | null];
+  clearTimeout(giveUp);
+  return { code, screen };
+}
+
+/** What the terminal shows for `text` (the pty turns each \n into \r\n). */
+const shown = (text: string): string => text.replaceAll('\n', '\r\n');
+
+describe('JSON on a terminal', () => {
+  test('indented and coloured like jq: keys, strings, numbers and literals', async () => {
+    const { code, screen } = await onTerminal(['--url', svc.url, 'run', 'whoami']);
+    assert.equal(code, 0, screen);
+    assert.ok(screen.startsWith(shown('{\n  ')), JSON.stringify(screen));
+    assert.ok(
+      screen.includes(`${ESC}[34m"email"${ESC}[39m: ${ESC}[32m"owner@example.com"${ESC}[39m`),
+      JSON.stringify(screen),
+    );
+    assert.ok(
+      screen.includes(`${ESC}[34m"current"${ESC}[39m: ${ESC}[35mtrue${ESC}[39m`),
+      JSON.stringify(screen),
+    );
+    const plain = screen.replace(/\x1b\[\d+m/g, '');
+    assert.equal(plain, shown(`${JSON.stringify(whoami, null, 2)}\n`));
+  });
+
+  test('--no-color and NO_COLOR: indented, no escape sequence', async () => {
+    const expected = shown(`${JSON.stringify(whoami, null, 2)}\n`);
+    const flag = await onTerminal(['--url', svc.url, '--no-color', 'run', 'whoami']);
+    assert.deepEqual([flag.code, flag.screen], [0, expected]);
+    const env = await onTerminal(['--url', svc.url, 'run', 'whoami'], { NO_COLOR: '1' });
+    assert.deepEqual([env.code, env.screen], [0, expected]);
+  });
+
+  test('--json and --raw: the compact line the server sent, even here', async () => {
+    for (const flag of ['--json', '--raw']) {
+      const { code, screen } = await onTerminal(['--url', svc.url, 'run', flag, 'whoami']);
+      assert.deepEqual([code, screen], [0, shown(`${JSON.stringify(whoami)}\n`)], flag);
+    }
+  });
+
+  test('an error is one plain line on the terminal too', async () => {
+    const { code, screen } = await onTerminal(['--url', svc.url, 'run', 'frob']);
+    assert.deepEqual(
+      [code, screen],
+      [5, shown('exectl: unknown command: frob — run `exectl run help` to list the commands\n')],
+    );
+  });
+});
+
+describe('spinner', () => {
+  let slow: Loopback;
+  before(async () => {
+    // Answers after 1.5 s: far past the spinner's 300 ms.
+    slow = await startLoopback((res) => {
+      setTimeout(() => answerJson(res, 200, { ok: true }), 1500);
+    });
+  });
+  after(() => slow.close());
+
+  test('a slow answer shows a spinner on stderr, cleared before the output', async () => {
+    const { code, screen } = await onTerminal([
+      '--url',
+      slow.url,
+      '--no-color',
+      'run',
+      '--token',
+      'svc1.X',
+      'whoami',
+    ]);
+    assert.equal(code, 0, screen);
+    assert.ok(screen.includes('exectl run whoami'), JSON.stringify(screen));
+    assert.ok(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/.test(screen), JSON.stringify(screen));
+    // The spinner's line is cleared (erase line, show the cursor) before the JSON is printed.
+    const cleared = `${ESC}[1G${ESC}[0K${ESC}[?25h`;
+    assert.ok(screen.includes(cleared + shown('{\n  "ok": true\n}\n')), JSON.stringify(screen));
+  });
+
+  test('-q: no spinner', async () => {
+    const { code, screen } = await onTerminal([
+      '--url',
+      slow.url,
+      '--no-color',
+      '-q',
+      'run',
+      '--token',
+      'svc1.X',
+      'whoami',
+    ]);
+    assert.deepEqual([code, screen], [0, shown('{\n  "ok": true\n}\n')]);
+  });
+});

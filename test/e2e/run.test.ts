@@ -1,0 +1,184 @@
+// `exectl run` as a user runs it (the built CLI) against a real service: the exit code and the
+// one stderr line of every status, the token sources, and the scope of an auto-minted token.
+import assert from 'node:assert/strict';
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { after, before, describe, test } from 'node:test';
+import { postExec } from '../../src/cli/exec-client.js';
+import { mintRequestToken } from '../../src/cli/request-token.js';
+import { loadPrivateKey } from '../../src/token/keys.js';
+import { generateKey } from '../helpers/keys.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { assertBuilt, assertOneLineError, exectl, type CliResult } from './harness.js';
+
+const FAR = 4_000_000_000;
+
+let svc: TestService;
+let home: string;
+
+before(async () => {
+  assertBuilt();
+  svc = await startTestService();
+  // The user's home holds the owner's key as the default key: `run` mints with it.
+  home = svc.dir.join('home');
+  await mkdir(svc.dir.join('home', '.ssh'), { recursive: true });
+  await copyFile(svc.owner.key.path, svc.dir.join('home', '.ssh', 'id_ed25519'));
+  await copyFile(svc.owner.key.pubPath, svc.dir.join('home', '.ssh', 'id_ed25519.pub'));
+});
+after(() => svc.stop());
+
+function run(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return exectl(['--url', svc.url, 'run', ...args], { home, env });
+}
+
+/** Success: exit 0, nothing on stderr, the server's compact JSON line on stdout. */
+function assertJsonLine(result: CliResult): unknown {
+  assert.deepEqual([result.code, result.stderr], [0, ''], result.stderr);
+  const value: unknown = JSON.parse(result.stdout);
+  assert.equal(result.stdout, `${JSON.stringify(value)}\n`, 'raw compact JSON through a pipe');
+  return value;
+}
+
+describe('exit code and message of each status (SPEC §8)', () => {
+  test('200: whoami with a token minted on the spot', async () => {
+    const whoami = assertJsonLine(await run(['whoami'])) as { email: string; ssh_keys: unknown[] };
+    assert.equal(whoami.email, 'owner@example.com');
+  });
+
+  test('200: one argument is a command line; several are words', async () => {
+    const one = assertJsonLine(await run(['ssh-key list'])) as { ssh_keys: { name: string }[] };
+    const two = assertJsonLine(await run(['ssh-key', 'list'])) as typeof one;
+    assert.deepEqual(
+      one.ssh_keys.map((k) => k.name),
+      ['default'],
+    );
+    assert.deepEqual(
+      two.ssh_keys.map((k) => k.name),
+      ['default'],
+    );
+  });
+
+  test('400 → 2: a line that does not lex', async () => {
+    assertOneLineError(
+      await run(["comment web 'unclosed"]),
+      2,
+      'invalid command syntax: unterminated single quote — check the command line: quotes must be balanced (see exectl-run(1))',
+    );
+  });
+
+  test('401 → 3: an expired token, and a key the server does not know', async () => {
+    const expired = await svc.token('{"exp":1000000000}');
+    const hint =
+      'mint a fresh token (exectl mint), and check that its key is registered (ssh-key list)';
+    assertOneLineError(
+      await run(['--token', expired, 'whoami']),
+      3,
+      `invalid token: expired — ${hint}`,
+    );
+    const stranger = await generateKey(svc.dir.path, 'ed25519', { name: 'stranger' });
+    assertOneLineError(await run(['--key', stranger.path, 'whoami']), 3, `invalid token — ${hint}`);
+  });
+
+  test('403 → 4: the token does not allow the command', async () => {
+    const token = await svc.token(`{"exp":${FAR},"cmds":["whoami"]}`);
+    assertOneLineError(
+      await run(['--token', token, 'ssh-key', 'list']),
+      4,
+      `command not allowed: ssh-key list — the token's cmds do not include "ssh-key list": mint one with --cmds "ssh-key list"`,
+    );
+  });
+
+  test('404 → 5: no such command', async () => {
+    assertOneLineError(
+      await run(['frobnicate', 'now']),
+      5,
+      'unknown command: frobnicate — run `exectl run help` to list the commands',
+    );
+  });
+
+  test('422 → 1: the command ran and failed', async () => {
+    assertOneLineError(
+      await run(['comment', 'nope', 'hello there']),
+      1,
+      'vm "nope" not found — see `exectl run help comment`',
+    );
+  });
+
+  test('unreachable → 8: a safe command is tried 3 times, a changing one once', async () => {
+    const url = 'http://127.0.0.1:9';
+    const ls = await exectl(['--url', url, 'run', 'ls'], { home });
+    assert.equal(ls.code, 8);
+    assert.equal(
+      ls.stderr,
+      `exectl: cannot reach ${url}: connection refused — trying again in 0.25s (try 2 of 3)\n` +
+        `exectl: cannot reach ${url}: connection refused — trying again in 0.75s (try 3 of 3)\n` +
+        `exectl: cannot reach ${url}: connection refused — is \`exectl serve\` running? check --url / EXECTL_URL\n`,
+    );
+    assertOneLineError(
+      await exectl(['--url', url, 'run', 'new', '--name', 'web'], { home }),
+      8,
+      `cannot reach ${url}: connection refused — is \`exectl serve\` running? check --url / EXECTL_URL`,
+    );
+  });
+
+  test('usage → 2: no command line, an empty one, --json with --raw', async () => {
+    assertOneLineError(
+      await run([]),
+      2,
+      `missing required argument 'command-line' — see "exectl run --help"`,
+    );
+    assertOneLineError(
+      await run(['  ']),
+      2,
+      'the command line is empty — give a command, e.g. exectl run whoami',
+    );
+    assertOneLineError(
+      await run(['--json', '--raw', 'ls']),
+      2,
+      `option '--raw' cannot be used with option '--json' — see "exectl run --help"`,
+    );
+  });
+});
+
+describe('where the token comes from', () => {
+  test('EXECTL_TOKEN, then --token over it', async () => {
+    const onlyWhoami = await svc.token(`{"exp":${FAR},"cmds":["whoami"]}`);
+    const onlyLs = await svc.token(`{"exp":${FAR},"cmds":["ls"]}`);
+    assertJsonLine(await run(['whoami'], { EXECTL_TOKEN: onlyWhoami }));
+    assert.equal((await run(['ls'], { EXECTL_TOKEN: onlyWhoami })).code, 4);
+    assertJsonLine(await run(['--token', onlyLs, 'ls'], { EXECTL_TOKEN: onlyWhoami }));
+  });
+
+  test("the profile's token", async () => {
+    const onlyLs = await svc.token(`{"exp":${FAR},"cmds":["ls"]}`);
+    await mkdir(svc.dir.join('home', '.config', 'exectl'), { recursive: true });
+    await writeFile(
+      svc.dir.join('home', '.config', 'exectl', 'config.json'),
+      JSON.stringify({ profiles: { ci: { url: svc.url, token: onlyLs } } }),
+    );
+    const ls = await exectl(['--profile', 'ci', 'run', 'ls'], { home });
+    assert.deepEqual(assertJsonLine(ls), { vms: [] });
+    assert.equal((await exectl(['--profile', 'ci', 'run', 'whoami'], { home })).code, 4);
+  });
+
+  test('a minted token allows exactly its command on the real service', async () => {
+    const signer = await loadPrivateKey(svc.owner.key.path, { passphrase: async () => undefined });
+    const token = await mintRequestToken({
+      signer,
+      namespace: 'v0@localhost',
+      scope: 'whoami',
+      nowSeconds: Math.floor(Date.now() / 1000),
+    });
+    const whoami = await postExec(svc.url, token, 'whoami');
+    assert.equal(whoami.status, 200);
+    const ls = await postExec(svc.url, token, 'ls');
+    assert.deepEqual(
+      [ls.status, ls.body.toString('utf8')],
+      [403, '{"error":"command not allowed: ls"}\n'],
+    );
+  });
+
+  test('the service log never holds a token or a signature', () => {
+    assert.ok(svc.logs.length > 0);
+    for (const line of svc.logs) assert.ok(!/svc[01]\./.test(line), line);
+  });
+});
