@@ -1,0 +1,133 @@
+// `exectl ssh VM -- ARGV...` with the built CLI against a real service and a real VM (the
+// `process` runtime): argv arrives byte for byte, output streams to stdout, and the exit code is
+// the VM command's, from the X-Exec-Exit header (small output) or trailer (over 1 MiB).
+import assert from 'node:assert/strict';
+import { copyFile, mkdir } from 'node:fs/promises';
+import { after, before, describe, test } from 'node:test';
+import fc from 'fast-check';
+import { postExec } from '../../src/cli/exec-client.js';
+import { mintRequestToken } from '../../src/cli/request-token.js';
+import { loadPrivateKey } from '../../src/token/keys.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { assertBuilt, assertOneLineError, exectl, type CliResult } from './harness.js';
+
+const FAR = 4_000_000_000;
+
+let svc: TestService;
+let home: string;
+
+before(async () => {
+  assertBuilt();
+  svc = await startTestService();
+  home = svc.dir.join('home');
+  await mkdir(svc.dir.join('home', '.ssh'), { recursive: true });
+  await copyFile(svc.owner.key.path, svc.dir.join('home', '.ssh', 'id_ed25519'));
+  const created = await exectl(['--url', svc.url, 'run', 'new', '--name', 'web'], { home });
+  assert.equal(created.code, 0, created.stderr);
+});
+after(() => svc.stop());
+
+/** Runs the built `exectl --url <svc> ssh ...args`. */
+function ssh(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return exectl(['--url', svc.url, 'ssh', ...args], { home, env });
+}
+
+/** Characters that mean something to sh or to the service's lexer, and some that do not. */
+const char = fc.oneof(
+  fc.constantFrom(' ', "'", '"', '$', '\\', '\n', '\t', '`', '*', '~', '#', ';', '|', '&', '='),
+  fc.constantFrom('-', 'a', '(', '{', '!', 'é', '☃', '🦀', '\u202e'),
+  fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+);
+const word = fc
+  .string({ unit: char, maxLength: 10 })
+  .filter((w) => !w.includes('\0') && Buffer.from(w, 'utf8').toString('utf8') === w);
+
+describe('argv round trip', () => {
+  test('property: every word reaches the program byte for byte', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(word, { maxLength: 5 }), async (words) => {
+        const result = await ssh(['web', '--', 'printf', '%s\\0', 'START', ...words]);
+        assert.deepEqual([result.code, result.stderr], [0, '']);
+        assert.equal(result.stdout, ['START', ...words].map((w) => `${w}\0`).join(''));
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  test('a first word such as --help belongs to the program, not to ssh', async () => {
+    const result = await ssh(['web', '--', 'sh', '-c', 'printf "[%s]" "$@"', 'sh', '--help', '-q']);
+    assert.deepEqual([result.code, result.stdout, result.stderr], [0, '[--help][-q]', '']);
+  });
+
+  test('without --, flags exectl does not know pass through', async () => {
+    const result = await ssh(['web', 'printf', '%s,', '-la', 'x']);
+    assert.deepEqual([result.code, result.stdout], [0, '-la,x,']);
+  });
+});
+
+describe('exit codes', () => {
+  test('header: the command exits 3, with its output interleaved', async () => {
+    const result = await ssh(['web', '--', 'sh', '-c', 'echo out; echo err >&2; exit 3']);
+    assert.deepEqual(
+      { code: result.code, stdout: result.stdout, stderr: result.stderr },
+      { code: 3, stdout: 'out\nerr\n', stderr: '' },
+    );
+  });
+
+  test('trailer: over 1 MiB streams, and the exit code comes last', async () => {
+    const result = await ssh(['web', '--', 'sh', '-c', 'head -c 1100000 /dev/zero; exit 5']);
+    assert.equal(result.code, 5);
+    assert.equal(result.stdout.length, 1_100_000);
+    assert.ok(/^\0+$/.test(result.stdout));
+    assert.equal(result.stderr, '');
+  });
+
+  test('trailer with exit 0', async () => {
+    const result = await ssh(['web', '--', 'sh', '-c', 'head -c 1100000 /dev/zero']);
+    assert.deepEqual([result.code, result.stdout.length, result.stderr], [0, 1_100_000, '']);
+  });
+
+  test('422 → 1: no such VM', async () => {
+    assertOneLineError(
+      await ssh(['nope', 'ls']),
+      1,
+      'vm "nope" not found — see `exectl run help ssh`',
+    );
+  });
+
+  test('403 → 4: the token allows another VM', async () => {
+    const token = await svc.token(`{"exp":${FAR},"cmds":["ssh other"]}`);
+    assertOneLineError(
+      await ssh(['web', 'true'], { EXECTL_TOKEN: token }),
+      4,
+      `command not allowed: ssh — the token's cmds do not include "ssh": mint one with --cmds "ssh"`,
+    );
+  });
+
+  test('usage → 2: a name that is not a VM name', async () => {
+    assertOneLineError(
+      await ssh(['Not_A_VM', 'ls']),
+      2,
+      '"Not_A_VM" is not a valid VM name — a VM name is lowercase letters, digits and "-", starting with a letter',
+    );
+  });
+});
+
+test('the token minted for `ssh web` opens web and nothing else', async () => {
+  const created = await exectl(['--url', svc.url, 'run', 'new', '--name', 'other'], { home });
+  assert.equal(created.code, 0, created.stderr);
+  const signer = await loadPrivateKey(svc.owner.key.path, { passphrase: async () => undefined });
+  const token = await mintRequestToken({
+    signer,
+    namespace: 'v0@localhost',
+    scope: 'ssh web',
+    nowSeconds: Math.floor(Date.now() / 1000),
+  });
+  const web = await postExec(svc.url, token, 'ssh web -- true');
+  assert.deepEqual([web.status, web.headers['x-exec-exit']], [200, '0']);
+  const other = await postExec(svc.url, token, 'ssh other -- true');
+  assert.deepEqual(
+    [other.status, other.body.toString('utf8')],
+    [403, '{"error":"command not allowed: ssh"}\n'],
+  );
+});
