@@ -16,6 +16,11 @@ export const ERROR_CATALOGUE = {
   bad_request: { status: 400, exit: 2 },
   /** The first word(s) name no command. */
   unknown_command: { status: 404, exit: 5 },
+  /**
+   * A URL names nothing: on the reflection listener, an unknown VM secret, reflection path or
+   * integration. Listed after `unknown_command`, which stays the code a received 404 maps to.
+   */
+  not_found: { status: 404, exit: 5 },
   /** The command path is not in the token's cmds. */
   forbidden: { status: 403, exit: 4 },
   /** A command ran past its deadline. */

@@ -7,6 +7,7 @@ import { writeJson } from './http/error-funnel.js';
 import { listenHttp, type HttpListener } from './http/http-server.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { TokenAuthenticator } from './http/token-auth.js';
+import { startReflectionListener } from './reflection/index.js';
 import { openStore, type Store } from './store/index.js';
 import { startVmMachines, type RunningVmMachines } from './vm/index.js';
 
@@ -41,6 +42,11 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
     const endpoints: ServiceEndpoints = { http: '', ssh: null, reflection: '' };
     const machines = await startVmMachines({ config, store, endpoints });
     closers.push(() => machines.shutdown());
+
+    // Before any front end: VMs are told the reflection listener's address (endpoints).
+    const reflection = await startReflectionListener({ store, config, endpoints });
+    closers.push(() => reflection.close());
+    endpoints.reflection = reflection.url;
 
     const deps: ServiceDeps = { store, machines, config, endpoints, now: Date.now };
     const registry = buildRegistry();

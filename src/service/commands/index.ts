@@ -2,6 +2,7 @@ import type { ServiceDeps } from '../deps.js';
 import { CommandRegistry } from '../dispatch/registry.js';
 import { commentCommand } from './comment.js';
 import { helpCommand } from './help.js';
+import { INTEGRATIONS_COMMANDS, INTEGRATIONS_GROUP } from './integrations/index.js';
 import { lsCommand } from './ls.js';
 import { newCommand } from './new.js';
 import { renameCommand } from './rename.js';
@@ -30,7 +31,8 @@ import { whoamiCommand } from './whoami.js';
 /**
  * The service's command tree (SPEC §3), in the order `help` lists it: account and VM commands,
  * then the `ssh-key` and `share` groups, then `team` (a command that is also the parent of
- * `team members|add|remove`). A fresh registry per call: it holds no state of its own.
+ * `team members|add|remove`), then the `integrations` group and `ssh`. A fresh registry per
+ * call: it holds no state of its own.
  */
 export function buildRegistry(): CommandRegistry<ServiceDeps> {
   const registry = new CommandRegistry<ServiceDeps>();
@@ -75,6 +77,9 @@ export function buildRegistry(): CommandRegistry<ServiceDeps> {
   for (const command of [teamCommand, teamMembersCommand, teamAddCommand, teamRemoveCommand]) {
     registry.register(command);
   }
+
+  registry.registerGroup(INTEGRATIONS_GROUP);
+  for (const command of INTEGRATIONS_COMMANDS) registry.register(command);
   registry.register(sshCommand);
   return registry;
 }

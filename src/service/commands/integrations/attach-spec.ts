@@ -1,0 +1,18 @@
+// The attachment specs `integrations add --attach` and `integrations attach` accept.
+import type { AttachmentSpec } from '../../store/index.js';
+import type { ServiceContext } from '../shared/command.js';
+import { findOwnVm } from '../shared/vm-access.js';
+import { parseAttachmentSpec } from './validate.js';
+
+/**
+ * A spec the caller may attach: well-formed, and for `vm:<name>` a VM the caller owns (an
+ * integration is seen only by its owner's VMs, so any other VM could never match it).
+ *
+ * @throws 422 as {@link parseAttachmentSpec}, `vm "x" not found`, or
+ *   `only the owner of vm "x" can attach integrations to it`.
+ */
+export function attachableSpec(ctx: ServiceContext, text: string): AttachmentSpec {
+  const spec = parseAttachmentSpec(text);
+  if (spec.startsWith('vm:')) findOwnVm(ctx, spec.slice(3), 'attach integrations to it');
+  return spec;
+}

@@ -1,0 +1,79 @@
+// How the integrations commands show an integration, and how they find one by name.
+import { commandFailed } from '../../../errors.js';
+import type { IntegrationRecord } from '../../store/index.js';
+import type { ServiceContext } from '../shared/command.js';
+import { listCell, optionalCell, textRecord, textTable } from '../shared/text-table.js';
+import { quote } from '../shared/validate.js';
+
+/**
+ * One integration as every integrations command answers it. `header_names` lists the names of
+ * its configured headers only: their values are secrets and never leave the server, not even
+ * to the owner. `fields` is what a reflection integration opens (`[]` for other types).
+ */
+export interface IntegrationView {
+  name: string;
+  type: IntegrationRecord['type'];
+  comment: string;
+  target: string | null;
+  attachments: string[];
+  header_names: string[];
+  fields: string[];
+}
+
+export function integrationView(record: IntegrationRecord): IntegrationView {
+  // Header names compare case-insensitively: each is listed once, as first typed.
+  const headerNames = new Map<string, string>();
+  for (const line of record.headers) {
+    const name = line.slice(0, line.indexOf(':'));
+    if (!headerNames.has(name.toLowerCase())) headerNames.set(name.toLowerCase(), name);
+  }
+  return {
+    name: record.name,
+    type: record.type,
+    comment: record.comment,
+    target: record.target,
+    attachments: record.attachments,
+    header_names: [...headerNames.values()],
+    fields: record.reflectionFields,
+  };
+}
+
+/**
+ * The caller's integration called `name`. Integrations belong to one account: another
+ * account's of the same name is simply not there.
+ *
+ * @throws 422 `integration "x" not found`.
+ */
+export function findIntegration(ctx: ServiceContext, name: string): IntegrationRecord {
+  const integration = ctx.deps.store.getIntegration(ctx.principal.accountId, name);
+  if (integration === undefined) throw commandFailed(`integration ${quote(name)} not found`);
+  return integration;
+}
+
+/** The readable form of one integration (SSH without `--json`). */
+export function renderIntegration(data: IntegrationView): string {
+  return textRecord([
+    ['integration', data.name],
+    ['type', data.type],
+    ['target', optionalCell(data.target)],
+    ['attached', listCell(data.attachments)],
+    ['headers', listCell(data.header_names)],
+    ...(data.type === 'reflection' ? [['fields', listCell(data.fields)] as [string, string]] : []),
+    ['comment', optionalCell(data.comment)],
+  ]);
+}
+
+/** The readable form of a list of integrations. */
+export function renderIntegrationTable(items: readonly IntegrationView[]): string {
+  return textTable(
+    ['name', 'type', 'target', 'attached', 'comment'],
+    items.map((i) => [
+      i.name,
+      i.type,
+      optionalCell(i.target),
+      listCell(i.attachments),
+      optionalCell(i.comment),
+    ]),
+    'no integrations',
+  );
+}

@@ -1,0 +1,13 @@
+// The reflection listener (SPEC §5): its own port, VMs' metadata and integrations behind it.
+import type { HttpListener } from '../http/http-server.js';
+import { listenHttp } from '../http/http-server.js';
+import { createReflectionHandler, type ReflectionDeps } from './handler.js';
+
+/**
+ * Starts the reflection listener on `config.reflectionListen` (plain HTTP: VMs reach it on
+ * the host's loopback). Its base URL is the caller's to put in `endpoints.reflection`, before
+ * any VM command runs, since VMs are told `{endpoints.reflection}/vm/<secret>`.
+ */
+export function startReflectionListener(deps: ReflectionDeps): Promise<HttpListener> {
+  return listenHttp(deps.config.reflectionListen, null, createReflectionHandler(deps));
+}
