@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { buildRegistry } from './commands/index.js';
 import type { ServiceConfig } from './config.js';
@@ -7,6 +8,7 @@ import { writeJson } from './http/error-funnel.js';
 import { listenHttp, type HttpListener } from './http/http-server.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { TokenAuthenticator } from './http/token-auth.js';
+import { createVmProxy } from './http/vm-proxy.js';
 import { startReflectionListener } from './reflection/index.js';
 import { openStore, type Store } from './store/index.js';
 import { startVmMachines, type RunningVmMachines } from './vm/index.js';
@@ -51,19 +53,25 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
     const deps: ServiceDeps = { store, machines, config, endpoints, now: Date.now };
     const registry = buildRegistry();
     const rateLimiter = config.rateLimit === null ? null : new RateLimiter(config.rateLimit);
+    const auth = new TokenAuthenticator(store, deps.now);
     const exec = createExecHandler({
       deps,
       registry,
-      auth: new TokenAuthenticator(store, deps.now),
+      auth,
       rateLimiter,
       shutdown: shutdown.signal,
     });
+    const proxy = createVmProxy({ deps, auth, rateLimiter });
 
-    const http: HttpListener = await listenHttp(config.listen, config.tls, async (req, res) => {
+    const route = async (req: IncomingMessage, res: ServerResponse) => {
+      // `Host: <vm>.<domain>` is the VM's address, whatever the path (SPEC §6).
+      const vm = proxy.vmLabel(req);
+      if (vm !== null) return proxy.forward(req, res, vm);
       const path = (req.url ?? '/').split('?')[0];
       if (path === '/exec') return exec(req, res);
       writeJson(res, 404, { error: 'not found' }, {});
-    });
+    };
+    const http: HttpListener = await listenHttp(config.listen, config.tls, route, proxy.upgrade);
     closers.push(() => http.close());
     endpoints.http = http.url;
 

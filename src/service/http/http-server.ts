@@ -6,28 +6,37 @@ import {
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { ExectlError } from '../../errors.js';
 import type { ListenAddress } from '../config.js';
 import { sendError } from './error-funnel.js';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
+/** Node's `upgrade` event: the request, its raw socket, and the bytes read past its head. */
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
 export interface HttpListener {
   /** Base URL clients use, e.g. `http://127.0.0.1:7070`. */
   url: string;
   address: { host: string; port: number };
-  /** Stops accepting, lets running requests finish (up to `graceMs`), then cuts the rest. */
+  /**
+   * Stops accepting, cuts upgraded connections, lets running requests finish (up to
+   * `graceMs`), then cuts the rest.
+   */
   close(graceMs?: number): Promise<void>;
 }
 
 /**
  * Starts an HTTP (or, with `tls`, HTTPS) listener that hands every request to `route`.
- * A handler that throws unexpectedly still answers, through the error funnel.
+ * A handler that throws unexpectedly still answers, through the error funnel. Requests asking
+ * for a protocol upgrade (`Connection: upgrade`) go to `upgrade`, when given, with their socket.
  */
 export async function listenHttp(
   listen: ListenAddress,
   tls: { cert: Buffer; key: Buffer } | null,
   route: RequestHandler,
+  upgrade?: UpgradeHandler,
 ): Promise<HttpListener> {
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     route(req, res).catch((err: unknown) => sendError(res, err));
@@ -36,6 +45,16 @@ export async function listenHttp(
   // "Expect: 100-continue" is answered by the route when it is ready to read the body, so a
   // request refused on its headers alone (405, 401, 429, a declared 413) never invites it.
   server.on('checkContinue', handle);
+  // Without a listener Node serves upgrade requests as plain ones; with one, it hands them all here.
+  const upgraded = new Set<Duplex>();
+  if (upgrade !== undefined) {
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      // Node no longer tracks an upgraded connection, yet the server cannot close while it lives.
+      upgraded.add(socket);
+      socket.once('close', () => upgraded.delete(socket));
+      upgrade(req, socket, head);
+    });
+  }
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
@@ -61,6 +80,8 @@ export async function listenHttp(
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
+        // A tunnel (WebSocket) has no end of its own to wait for.
+        for (const socket of upgraded) socket.destroy();
         setTimeout(() => server.closeAllConnections(), graceMs).unref();
       }),
   };

@@ -1,0 +1,103 @@
+// Who may reach a VM's server through the proxy (SPEC §6): the owner and the users the VM is
+// shared with, each with a VM token of their own key; anyone at all for a public VM.
+import { ExectlError } from '../../errors.js';
+import { TokenError } from '../../token/errors.js';
+import { sameEmail } from '../commands/shared/validate.js';
+import type { Principal } from '../dispatch/types.js';
+import type { Store, VmRecord } from '../store/index.js';
+import type { RateLimiter } from './rate-limit.js';
+import type { TokenAuthenticator, TokenCaller } from './token-auth.js';
+
+/** What the proxy checks a request with; wired by the composition root. */
+export interface ProxyGate {
+  store: Store;
+  auth: TokenAuthenticator;
+  /** The same per-key buckets as /exec; null when rate limiting is off. */
+  rateLimiter: RateLimiter | null;
+  /** The server's `--domain`: VM tokens are signed for `v0@<vm>.<domain>`. */
+  domain: string;
+}
+
+/** A request let through to a VM. */
+export interface VmAdmission {
+  vm: VmRecord;
+  /** The caller whose token passed; null on a public VM reached without a valid token. */
+  visitor: TokenCaller | null;
+}
+
+/**
+ * Decides whether a request offering `token` may reach the VM called `label`.
+ *
+ * A missing VM is treated exactly as a private one the caller may not enter, and the same work
+ * is done for both (the token is verified before anyone looks at the VM's owner or shares), so
+ * neither the answer nor its cost tells whether the VM exists. A public VM lets everyone in and
+ * names the visitor when a valid token for it came along.
+ *
+ * @throws ExectlError 401 (with a `WWW-Authenticate` challenge for Bearer and Basic) when the
+ *   token is missing or fails SPEC §1.5 for the VM's namespace, or its signer may not enter;
+ *   429 when the signer's key has used up its bucket.
+ */
+export function admitToVm(gate: ProxyGate, label: string, token: string | null): VmAdmission {
+  const vm = gate.store.getVmByName(label);
+  const isPublic = vm?.visibility === 'public';
+  try {
+    const visitor = verifiedVisitor(gate, label, token, isPublic);
+    if (vm !== undefined && isPublic) return { vm, visitor };
+    if (visitor === null)
+      throw new ExectlError('unauthorized', 'missing or invalid Authorization header');
+    if (!mayEnter(gate.store, vm, visitor.principal)) {
+      throw new TokenError(
+        'rejected',
+        undefined,
+        `${visitor.principal.email} may not enter vm ${label}`,
+      );
+    }
+    return { vm, visitor };
+  } catch (err) {
+    if (err instanceof ExectlError && err.code === 'unauthorized') {
+      // Basic is offered too, so git asks for credentials and sends the token as the password.
+      const realm = `${label}.${gate.domain}`;
+      err.headers['WWW-Authenticate'] = `Bearer realm="${realm}", Basic realm="${realm}"`;
+    }
+    throw err;
+  }
+}
+
+/**
+ * The caller behind `token` for the VM's namespace, after taking one request from its key's
+ * bucket. On a public VM a token that fails is ignored (the visit is anonymous); elsewhere its
+ * 401 stands.
+ */
+function verifiedVisitor(
+  gate: ProxyGate,
+  label: string,
+  token: string | null,
+  isPublic: boolean,
+): TokenCaller | null {
+  if (token === null) return null;
+  let visitor: TokenCaller;
+  try {
+    visitor = gate.auth.authenticate(token, `v0@${label}.${gate.domain}`);
+  } catch (err) {
+    if (isPublic && err instanceof ExectlError && err.code === 'unauthorized') return null;
+    throw err;
+  }
+  const decision = gate.rateLimiter?.take(visitor.principal.keyFingerprint);
+  if (decision !== undefined && !decision.allowed) {
+    throw new ExectlError('rate_limited', 'rate limit exceeded', {
+      headers: { 'Retry-After': String(decision.retryAfterSeconds) },
+    });
+  }
+  return visitor;
+}
+
+/** The owner, or a user the VM is shared with (by email, compared as `share add` does). */
+function mayEnter(store: Store, vm: VmRecord | undefined, principal: Principal): vm is VmRecord {
+  // A missing VM costs the same share lookup as a real one: timing must not tell them apart.
+  const shares = store.listShares(vm?.id ?? -1);
+  if (vm === undefined) return false;
+  return (
+    vm.accountId === principal.accountId ||
+    shares.some((share) => sameEmail(share.email, principal.email))
+  );
+}

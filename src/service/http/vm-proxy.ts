@@ -1,0 +1,123 @@
+// The VM proxy (SPEC §6): a request for `<vm>.<domain>` reaches the VM's server on its default
+// port once proxy-auth.ts lets it in, with the headers of proxy-headers.ts; upgrades (WebSocket)
+// go through upgrade-tunnel.ts. One log line per request, via `proxy`, never the token.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Duplex } from 'node:stream';
+import { ExectlError } from '../../errors.js';
+import type { ServiceDeps } from '../deps.js';
+import { logRequest, newRequestId, type RequestLogEntry } from '../request-log.js';
+import { sendError, type FunnelOutcome } from './error-funnel.js';
+import { admitToVm, type ProxyGate } from './proxy-auth.js';
+import { proxyCredential } from './proxy-credential.js';
+import { headersToVm } from './proxy-headers.js';
+import { vmLabelFromHost } from './proxy-host.js';
+import { relayToVm } from './proxy-relay.js';
+import type { RateLimiter } from './rate-limit.js';
+import type { TokenAuthenticator } from './token-auth.js';
+import { refuseOnSocket, tunnelToVm } from './upgrade-tunnel.js';
+
+export interface VmProxyOptions {
+  deps: Pick<ServiceDeps, 'store' | 'config'>;
+  /** The authenticator /exec uses (its verification cache serves both). */
+  auth: TokenAuthenticator;
+  /** The per-key buckets /exec uses; null when rate limiting is off. */
+  rateLimiter: RateLimiter | null;
+}
+
+export interface VmProxy {
+  /** The VM label a request is addressed to by its Host, or null when it is for the service. */
+  vmLabel(req: IncomingMessage): string | null;
+  /** Answers a request addressed to the VM `label` (found by {@link VmProxy.vmLabel}). */
+  forward(req: IncomingMessage, res: ServerResponse, label: string): Promise<void>;
+  /**
+   * The HTTP listener's `upgrade` handler: tunnels upgrades addressed to a VM and refuses every
+   * other one with 400 (only VM servers speak WebSocket).
+   */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+}
+
+/** Builds the VM proxy of the HTTP listener. */
+export function createVmProxy(options: VmProxyOptions): VmProxy {
+  const { store, config } = options.deps;
+  const gate: ProxyGate = {
+    store,
+    auth: options.auth,
+    rateLimiter: options.rateLimiter,
+    domain: config.domain,
+  };
+
+  /** Admits the request and says where it goes and with which headers. */
+  const target = (req: IncomingMessage, label: string, entry: RequestLogEntry, tunnel: boolean) => {
+    const credential = proxyCredential(req.headers);
+    const { vm, visitor } = admitToVm(gate, label, credential.token);
+    if (visitor !== null) entry.fingerprint = visitor.principal.keyFingerprint;
+    const dropAuthorization = credential.inAuthorization;
+    return {
+      vmName: vm.name,
+      port: vm.defaultPort,
+      headers: headersToVm(req, { visitor, dropAuthorization, tunnel }),
+    };
+  };
+
+  /** Runs one request's work and writes its log line, whatever happens. */
+  const logged = async (
+    entry: RequestLogEntry,
+    work: () => Promise<number>,
+    refuse: (err: unknown) => FunnelOutcome,
+  ) => {
+    const started = performance.now();
+    try {
+      entry.status = await work();
+    } catch (err) {
+      const outcome = refuse(err);
+      entry.status = outcome.status;
+      if (outcome.detail !== undefined) entry.detail = outcome.detail;
+    } finally {
+      entry.durationMs = performance.now() - started;
+      logRequest(config.log, entry);
+    }
+  };
+
+  return {
+    vmLabel: (req) => vmLabelFromHost(req.headers.host, config.domain),
+
+    forward: (req, res, label) => {
+      const entry = logEntry('proxy', `${req.method} ${label}`);
+      const work = async () => {
+        const to = target(req, label, entry, false);
+        // Asked to confirm before the body is sent: only now, once the request is let in.
+        if (/^100-continue$/i.test(req.headers.expect ?? '')) res.writeContinue();
+        return relayToVm(req, res, to);
+      };
+      return logged(entry, work, (err) => {
+        if (!res.headersSent) res.setHeader('X-Request-Id', entry.requestId);
+        return sendError(res, err);
+      });
+    },
+
+    upgrade(req, socket, head) {
+      // A client resetting the connection must never become an unhandled error.
+      socket.on('error', () => socket.destroy());
+      const label = vmLabelFromHost(req.headers.host, config.domain);
+      const entry = logEntry(label === null ? 'http' : 'proxy', `${req.method} ${label ?? '-'}`);
+      const work = async () => {
+        if (label === null) {
+          throw new ExectlError(
+            'bad_request',
+            'protocol upgrade is only available on VM addresses',
+            {
+              hint: 'send the request without an Upgrade header',
+            },
+          );
+        }
+        return tunnelToVm(req, socket, head, target(req, label, entry, true));
+      };
+      void logged(entry, work, (err) => refuseOnSocket(req, socket, err, entry.requestId));
+    },
+  };
+}
+
+function logEntry(via: string, path: string): RequestLogEntry {
+  return { requestId: newRequestId(), via, fingerprint: '-', path, status: 0, durationMs: 0 };
+}
