@@ -1,5 +1,5 @@
 // What shell completion needs to know about exectl, read from the commander tree itself so it
-// stays true as commands and flags are added.
+// stays true as commands, subcommands and flags are added.
 import type { Command, Option } from 'commander';
 
 export interface CompletionFlag {
@@ -15,49 +15,68 @@ export interface CompletionFlag {
 }
 
 export interface CompletionCommand {
-  name: string;
+  /** Its words after the program, e.g. `['serve', 'accounts', 'add']`; `[]` for the program. */
+  path: string[];
   description: string;
+  /** Its own flags, then the global ones (commander accepts those after any command too). */
   flags: CompletionFlag[];
-  /** The allowed values of the first argument, when commander knows them (`bash|zsh|fish`). */
+  subcommands: { name: string; description: string }[];
+  /** The allowed values of its first argument, when commander knows them (`bash|zsh|fish`). */
   choices: string[];
 }
 
 export interface CompletionModel {
   program: string;
-  globalFlags: CompletionFlag[];
+  /** The program first, then every subcommand at every depth, parents before children. */
   commands: CompletionCommand[];
+  /** Every flag name that takes a value, split by whether the value is a file. */
+  valueFlags: { files: string[]; other: string[] };
 }
 
-/** Flag value placeholders that name a file; the shells then complete paths. */
-const FILE_VALUE = /<(path|file|pubkey[^>]*|dir)>/i;
+/** Flag value placeholders that name a file or folder; the shells then complete paths. */
+const FILE_VALUE = /<(path|file|dir|pubkey[^>]*)>/i;
 
-/** The model of `program` and its subcommands, sorted by name. */
+/** commander adds --help to every command itself; it is not among `options`. */
+const HELP: CompletionFlag = {
+  long: '--help',
+  short: '-h',
+  description: 'show help',
+  takesValue: false,
+  fileValue: false,
+};
+
+/** The model of `program` and all its subcommands, each level sorted by name. */
 export function completionModel(program: Command): CompletionModel {
+  const globals = program.options.filter((o) => !o.hidden).map(flagOf);
+  const commands: CompletionCommand[] = [];
+  const visit = (cmd: Command, path: string[]) => {
+    const subs = [...cmd.commands].sort((a, b) => a.name().localeCompare(b.name()));
+    const own = cmd.options.filter((o) => !o.hidden).map(flagOf);
+    commands.push({
+      path,
+      description: cmd.description(),
+      flags: path.length === 0 ? [...own, HELP] : [...own, HELP, ...globals],
+      subcommands: subs.map((s) => ({ name: s.name(), description: s.description() })),
+      choices: [...(cmd.registeredArguments[0]?.argChoices ?? [])],
+    });
+    for (const sub of subs) visit(sub, [...path, sub.name()]);
+  };
+  visit(program, []);
+  const valued = commands.flatMap((c) => c.flags).filter((f) => f.takesValue);
   return {
     program: program.name(),
-    globalFlags: flagsOf(program),
-    commands: program.commands
-      .map((cmd) => ({
-        name: cmd.name(),
-        description: cmd.description(),
-        flags: flagsOf(cmd),
-        choices: [...(cmd.registeredArguments[0]?.argChoices ?? [])],
-      }))
-      .sort((a, b) => a.name.localeCompare(b.name)),
+    commands,
+    valueFlags: {
+      files: flagNames(valued.filter((f) => f.fileValue)),
+      other: flagNames(valued.filter((f) => !f.fileValue)),
+    },
   };
 }
 
-function flagsOf(cmd: Command): CompletionFlag[] {
-  const flags = cmd.options.filter((o) => !o.hidden).map(flagOf);
-  // commander adds --help (and --version on the program) itself.
-  flags.push({
-    long: '--help',
-    short: '-h',
-    description: 'show help',
-    takesValue: false,
-    fileValue: false,
-  });
-  return flags;
+/** The names of `flags` (long and short), each once, in order. */
+export function flagNames(flags: readonly CompletionFlag[]): string[] {
+  const names = flags.flatMap((f) => [f.long, f.short]);
+  return [...new Set(names.filter((n): n is string => n !== undefined))];
 }
 
 function flagOf(option: Option): CompletionFlag {
