@@ -55,7 +55,15 @@ export interface Echo {
 const ECHO_SERVER = new URL('./echo-server.mjs', import.meta.url);
 
 /** The commands the fixture's own /exec tokens need. */
-const FIXTURE_CMDS = ['new', 'share port', 'share add', 'share set-public', 'share set-private'];
+const FIXTURE_CMDS = [
+  'new',
+  'share port',
+  'share add',
+  'share remove',
+  'share set-public',
+  'share set-private',
+  'svc0-to-svc1',
+];
 
 export async function startProxyFixture(
   overrides: Partial<ServiceConfig> = {},
