@@ -19,7 +19,7 @@ export class ProcessRuntime implements VmRuntime {
   readonly kind = 'process';
   // Resolved disk folder -> session ids of its commands that may still have processes.
   private readonly sessions = new Map<string, Set<number>>();
-  private readonly user = userInfo().username;
+  private readonly user = currentUserName();
   private closed = false;
 
   async create(vm: VmSpec, options: CreateOptions = {}): Promise<void> {
@@ -77,4 +77,14 @@ export class ProcessRuntime implements VmRuntime {
 
 function isInside(path: string | undefined, folder: string): boolean {
   return path !== undefined && (path === folder || path.startsWith(folder + sep));
+}
+
+// USER for commands. A uid without a passwd entry (containers run with arbitrary ids) has no
+// name: the number stands in, as `id -un` would fail and shells show it.
+function currentUserName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return String(process.getuid?.() ?? '');
+  }
 }

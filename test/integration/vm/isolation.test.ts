@@ -158,6 +158,18 @@ describe('bwrap runtime: isolation', () => {
     assert.equal((await fx.run(vm, 'echo alive')).output, 'alive\n');
   });
 
+  test('pid 1 reaps orphaned background processes: no zombie piles up', async () => {
+    await fx.run(vm, 'for i in 1 2 3 4 5; do setsid sh -c "exit 0" & done');
+    // Reaping follows the orphans' exit asynchronously: poll for up to 5 s; broken reaping
+    // never gets there.
+    const end = Date.now() + 5000;
+    let zombies = '';
+    do {
+      zombies = (await fx.run(vm, 'ps -eo stat=,args= | grep "^Z" || true')).output;
+    } while (zombies !== '' && Date.now() < end);
+    assert.equal(zombies, '');
+  });
+
   test('its own /tmp, shared by its processes, gone after a restart', async () => {
     await fx.run(vm, 'echo scratch > /tmp/note');
     assert.equal((await fx.run(vm, 'cat /tmp/note; stat -c %a /tmp')).output, 'scratch\n1777\n');

@@ -69,3 +69,28 @@ test('a non-root server runs isolated VMs as its own user', async (t) => {
     ].join('\n'),
   );
 });
+
+test('a server user without a name: the process runtime passes its uid as USER', async (t) => {
+  if (process.getuid?.() !== 0) return t.skip('needs root to run as a uid without a name');
+  const disk = dir.join('data', 'vms', '2');
+  const script = `
+    import { createRuntime } from ${JSON.stringify(resolve('src/service/vm/index.ts'))};
+    const runtime = createRuntime('process');
+    const vm = { name: 'plain', diskDir: ${JSON.stringify(disk)}, env: {} };
+    await runtime.create(vm);
+    await runtime.exec(vm, 'echo "$USER $HOME"; id -u', { onOutput: (c) => process.stdout.write(c) });
+    await runtime.remove(vm);`;
+  const { stdout } = await promisify(execFile)('setpriv', [
+    `--reuid=${SERVER_UID}`,
+    `--regid=${SERVER_UID}`,
+    '--clear-groups',
+    '--',
+    process.execPath,
+    '--import',
+    'tsx',
+    '--input-type=module',
+    '-e',
+    script,
+  ]);
+  assert.equal(stdout, `${SERVER_UID} ${disk}\n${SERVER_UID}\n`);
+});
