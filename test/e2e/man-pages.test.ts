@@ -59,7 +59,7 @@ test('every flag in --help is documented in the page', async () => {
 test('exectl-mint(1): the OpenSSH example verifies a minted token', async () => {
   const text = await rendered('exectl-mint');
   const start = text.indexOf('TOKEN=$(exectl mint --key ~/.ssh/id_ed25519)');
-  const end = text.indexOf('\nBUGS');
+  const end = text.indexOf('\nSEE ALSO');
   assert.ok(start > 0 && end > start, 'example found');
   const script = text
     .slice(start, end)
