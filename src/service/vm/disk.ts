@@ -1,5 +1,5 @@
 // A VM's disk: a folder under the data folder, owned by the id the VM's root maps to.
-import { lchown, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { lchown, lstat, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 /** Who owns a VM's files on the host. */
@@ -31,7 +31,8 @@ export async function assertDiskExists(diskDir: string): Promise<void> {
 /**
  * Makes every file of the disk belong to the VM's id, when the folder itself does not (a
  * disk made by the process runtime, or copied from elsewhere). Symlinks are changed, never
- * followed: the VM chose where they point.
+ * followed; a file with several hard links is left alone, since its other names may be
+ * outside the disk (a process-runtime command, running as root, could have linked one in).
  */
 export async function ensureDiskOwner(diskDir: string, owner: DiskOwner): Promise<void> {
   const top = await stat(diskDir);
@@ -44,7 +45,7 @@ async function chownTree(path: string, owner: DiskOwner): Promise<void> {
   for (const entry of await readdir(path, { withFileTypes: true })) {
     const child = join(path, entry.name);
     if (entry.isDirectory()) await chownTree(child, owner);
-    else await lchown(child, owner.uid, owner.gid);
+    else if ((await lstat(child)).nlink === 1) await lchown(child, owner.uid, owner.gid);
   }
 }
 
