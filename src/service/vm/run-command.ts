@@ -1,5 +1,5 @@
 // Runs one command process for a VM and reports how it ended. Shared by both runtimes: they
-// differ only in the argv (joining a sandbox, or not) and the identity it runs with.
+// differ only in the argv (joining a sandbox, or not), the env and the folder.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import type { Socket } from 'node:net';
@@ -118,8 +118,9 @@ export function runCommand(launch: CommandLaunch, options: ExecOptions): Promise
 }
 
 function exitResult(code: number | null, signal: NodeJS.Signals | null): ExecResult {
-  if (signal !== null)
+  if (signal !== null) {
     return { exitCode: 128 + (constants.signals[signal] ?? 0), signal, aborted: false };
+  }
   return { exitCode: code ?? 0, aborted: false };
 }
 
