@@ -103,6 +103,22 @@ describe('exit code and message of each status (SPEC §8)', () => {
     );
   });
 
+  test("422 → 1 with a result: rm's partial result on stdout, its first failure on stderr", async () => {
+    assert.equal((await run(['new', '--name', 'doomed'])).code, 0);
+    const result = await run(['rm', 'doomed', 'nope']);
+    assert.deepEqual(
+      { code: result.code, stdout: JSON.parse(result.stdout) as unknown, stderr: result.stderr },
+      {
+        code: 1,
+        stdout: {
+          deleted: ['doomed'],
+          failed: [{ vm_name: 'nope', error: 'vm "nope" not found' }],
+        },
+        stderr: 'exectl: vm "nope" not found — its result is on stdout\n',
+      },
+    );
+  });
+
   test('unreachable → 8: a safe command is tried 3 times, a changing one once', async () => {
     const url = 'http://127.0.0.1:9';
     const ls = await exectl(['--url', url, 'run', 'ls'], { home });

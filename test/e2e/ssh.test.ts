@@ -3,13 +3,15 @@
 // the VM command's, from the X-Exec-Exit header (small output) or trailer (over 1 MiB).
 import assert from 'node:assert/strict';
 import { copyFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { postExec } from '../../src/cli/exec-client.js';
 import { mintRequestToken } from '../../src/cli/request-token.js';
 import { loadPrivateKey } from '../../src/token/keys.js';
+import { run } from '../helpers/keys.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { assertBuilt, assertOneLineError, exectl, type CliResult } from './harness.js';
+import { REPO, assertBuilt, assertOneLineError, exectl, type CliResult } from './harness.js';
 
 const FAR = 4_000_000_000;
 
@@ -131,3 +133,76 @@ test('the token minted for `ssh web` opens web and nothing else', async () => {
     [403, '{"error":"command not allowed: ssh"}\n'],
   );
 });
+
+describe('the same VM commands through exectl run', () => {
+  // exectl run sends the line as written: the service joins the words after `--` for sh -c.
+  test('the output is printed; a non-zero exit is a failed command (1)', async () => {
+    const small = await exectl(['--url', svc.url, 'run', `ssh web -- 'echo out; exit 3'`], {
+      home,
+    });
+    assert.deepEqual(
+      { code: small.code, stdout: small.stdout, stderr: small.stderr },
+      {
+        code: 1,
+        stdout: 'out\n',
+        stderr:
+          'exectl: the command exited with 3 — its output is above; `exectl ssh` exits with its exit code\n',
+      },
+    );
+  });
+
+  test('streamed past 1 MiB: the exit code from the trailer decides too', async () => {
+    const big = await exectl(
+      ['--url', svc.url, 'run', `ssh web -- 'head -c 1100000 /dev/zero; exit 4'`],
+      { home },
+    );
+    assert.deepEqual(
+      [big.code, big.stdout.length, big.stderr],
+      [
+        1,
+        1_100_000,
+        'exectl: the command exited with 4 — its output is above; `exectl ssh` exits with its exit code\n',
+      ],
+    );
+  });
+});
+
+test('a reader that goes away early ends nothing badly: no hang, no error line', async () => {
+  const bin = [process.execPath, join(REPO, 'bin', 'exectl.js')].join(' ');
+  const script = [
+    `${bin} --url ${svc.url} ssh web -- sh -c 'head -c 3000000 /dev/zero' | head -c 5 | wc -c`,
+    'echo "exit ${PIPESTATUS[0]}"',
+  ].join('\n');
+  const result = await run('bash', ['-c', script], { env: { HOME: home, NO_COLOR: '1' } });
+  assert.deepEqual([result.code, result.stdout, result.stderr], [0, '5\nexit 0\n', '']);
+});
+
+describe('a command past the deadline', () => {
+  let quick: TestService;
+  before(async () => {
+    quick = await startTestService({ commandDeadlineMs: 1000 });
+    const made = await exectl(['--url', quick.url, 'run', 'new', '--name', 'slow'], {
+      home: await keyHome(quick),
+    });
+    assert.equal(made.code, 0, made.stderr);
+  });
+  after(() => quick.stop());
+
+  test('504 → 7', async () => {
+    assertOneLineError(
+      await exectl(['--url', quick.url, 'ssh', 'slow', '--', 'sleep', '10'], {
+        home: await keyHome(quick),
+      }),
+      7,
+      'command timed out after 1s — commands stop after 30 s: run long jobs in a VM in the background (nohup, setsid)',
+    );
+  });
+});
+
+/** A home folder in `service`'s temp dir holding its owner's key as the default key. */
+async function keyHome(service: TestService): Promise<string> {
+  const dir = service.dir.join('home');
+  await mkdir(join(dir, '.ssh'), { recursive: true });
+  await copyFile(service.owner.key.path, join(dir, '.ssh', 'id_ed25519'));
+  return dir;
+}
