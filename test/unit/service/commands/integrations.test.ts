@@ -303,3 +303,72 @@ test('refusals: one 422 sentence each, nothing created, header values never echo
   assert.equal(JSON.stringify(fx.store.listIntegrations(ada.account.id)), before);
   await fx.run(ada, 'integrations remove taken');
 });
+
+test('integrations --help lists the group; integrations add --help is exact', async () => {
+  const group = (await fx.run(ada, 'integrations --help')) as { subcommands: { name: string }[] };
+  assert.deepEqual(
+    group.subcommands.map((s) => s.name),
+    [
+      'integrations list',
+      'integrations add',
+      'integrations remove',
+      'integrations rename',
+      'integrations attach',
+      'integrations detach',
+    ],
+  );
+  assert.deepEqual(await fx.run(ada, 'integrations add --help'), {
+    name: 'integrations add',
+    usage:
+      'integrations add <type> --name N [--target URL] [--header K:V]... [--comment C] [--attach SPEC]... [--fields LIST]',
+    description: 'Add an integration: reflection, llm, github or http-proxy',
+    flags: [
+      {
+        name: '--name',
+        type: 'string',
+        default: null,
+        description: 'Name of the integration (required)',
+      },
+      {
+        name: '--target',
+        type: 'string',
+        default: null,
+        description: 'http(s) URL requests are forwarded to (required except for reflection)',
+      },
+      {
+        name: '--header',
+        type: 'string[]',
+        default: [],
+        description: '"Name: value" added to every forwarded request, repeatable; kept secret',
+      },
+      {
+        name: '--comment',
+        type: 'string',
+        default: null,
+        description: 'A comment, at most 200 bytes',
+      },
+      {
+        name: '--attach',
+        type: 'string[]',
+        default: [],
+        description: 'Which VMs see it: auto:all, tag:<tag> or vm:<name>, repeatable',
+      },
+      {
+        name: '--fields',
+        type: 'string',
+        default: null,
+        description:
+          'reflection only: the paths it opens, comma-separated (default: email,integrations,tags,comment,default_port)',
+      },
+    ],
+    examples: [
+      "integrations add llm --name openai --target https://api.openai.com --header 'Authorization: Bearer sk-...' --attach tag:ai",
+      "integrations add github --name gh --target https://github.com --header 'Authorization: Basic <base64 of x-access-token:TOKEN>' --attach vm:web",
+      'integrations add reflection --name reflection-basic --fields email,tags --attach tag:ci',
+    ],
+    subcommands: [],
+  });
+  // --help runs nothing, even after a complete command line.
+  await fx.run(ada, 'integrations add llm --name helped --target http://127.0.0.1:9 --help');
+  assert.equal(fx.store.getIntegration(ada.account.id, 'helped'), undefined);
+});
