@@ -10,8 +10,8 @@ export const INTEGRATION_SEGMENT = 'i';
 
 /**
  * A VM's `{reflection_url}` (its `EXECTL_REFLECTION_URL`): the reflection listener's base URL
- * and the VM's secret. The same rule as the VM runtime's (vm/machines.ts), so the help lines
- * the listener shows are the addresses the VM actually has.
+ * and the VM's secret. The VM runtime (vm/machines.ts) hands out exactly this, so the help
+ * lines the listener shows are the addresses the VM actually has.
  */
 export function reflectionUrlOf(listenerBase: string, secret: string): string {
   return `${listenerBase}/vm/${secret}`;

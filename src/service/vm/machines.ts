@@ -2,6 +2,7 @@
 // runtime's disks and sandboxes out.
 import { join } from 'node:path';
 import type { ServiceDeps, VmExecOptions, VmMachines } from '../deps.js';
+import { reflectionUrlOf } from '../reflection/urls.js';
 import type { VmRecord } from '../store/index.js';
 import { createRuntime } from './create-runtime.js';
 import { detectRuntime } from './detect.js';
@@ -35,7 +36,7 @@ export async function startVmMachines({
     env: vm.env,
   });
   const reflection = (vm: VmRecord) => ({
-    EXECTL_REFLECTION_URL: `${endpoints.reflection}/vm/${vm.reflectionSecret}`,
+    EXECTL_REFLECTION_URL: reflectionUrlOf(endpoints.reflection, vm.reflectionSecret),
   });
 
   return {

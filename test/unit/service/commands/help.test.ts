@@ -49,6 +49,13 @@ const ALL_PATHS = [
   'team members',
   'team add',
   'team remove',
+  'integrations',
+  'integrations list',
+  'integrations add',
+  'integrations remove',
+  'integrations rename',
+  'integrations attach',
+  'integrations detach',
   'ssh',
 ];
 
