@@ -9,8 +9,9 @@ export type ExecResponse = HttpResponse;
 export interface ExecOptions {
   signal?: AbortSignal;
   /**
-   * Receives a raw body — the output of `ssh <vm> <command>` — chunk by chunk as it arrives.
-   * JSON bodies (results and errors) are always collected into `body` instead.
+   * Receives the output of `ssh <vm> <command>` chunk by chunk as it arrives. Every other body
+   * (JSON results and errors, or whatever a server that is not exectl says) is collected into
+   * `body` instead.
    */
   onChunk?: ChunkSink;
   /** Called when the status and headers have arrived. */
@@ -42,8 +43,8 @@ export function execEndpoint(url: string): string {
 
 /**
  * Posts `line` to the service at `url` with `token` and resolves with the whole answer, whatever
- * its status. Output of `ssh` (any body that is not `application/json`) goes to
- * `options.onChunk` as it arrives when given.
+ * its status. The output of a VM command ({@link isVmOutput}) goes to `options.onChunk` as it
+ * arrives when given.
  *
  * @throws ExectlError `usage` for a bad `url`; `unreachable` when the network fails.
  */
@@ -64,13 +65,24 @@ export async function postExec(
     signal,
     onHead,
     lostHint,
-    streamTo: (head) => (onChunk !== undefined && !isJson(head) ? onChunk : undefined),
+    streamTo: (head) => (onChunk !== undefined && isVmOutput(head) ? onChunk : undefined),
   });
 }
 
-/** Whether an answer's body is JSON (every answer but the raw output of `ssh`). */
+/** Whether an answer's body is JSON (every exectl answer but the output of `ssh`). */
 export function isJson(head: ResponseHead): boolean {
   return /^application\/json\b/i.test(head.headers['content-type'] ?? '');
+}
+
+/**
+ * Whether an answer is the raw output of a VM command (SPEC §2): it carries `X-Exec-Exit` as a
+ * header, or announces it as a trailer.
+ */
+export function isVmOutput(head: ResponseHead): boolean {
+  return (
+    head.headers['x-exec-exit'] !== undefined ||
+    /(^|,)\s*x-exec-exit\s*(,|$)/i.test(head.headers.trailer ?? '')
+  );
 }
 
 /**

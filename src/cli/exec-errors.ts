@@ -1,7 +1,7 @@
 // A failed `/exec` answer as the one ExectlError the user sees: the catalogue code that matches
 // the status (so main.ts exits with SPEC §8's code), the server's message, and what to do next.
 import { ExectlError, type ErrorCode } from '../errors.js';
-import { execExitCode, isJson, type ExecResponse } from './exec-client.js';
+import { execExitCode, isJson, isVmOutput, type ExecResponse } from './exec-client.js';
 
 /** SPEC §2's statuses and the catalogue codes that carry their exit codes. */
 const CODE_FOR_STATUS: Readonly<Record<number, ErrorCode>> = {
@@ -29,20 +29,21 @@ export interface RequestFacts {
   scope: string | undefined;
 }
 
-/** The error for an answer whose status is not 2xx. */
+/**
+ * The error for an answer that is not a success: an error status, or an answer that no exectl
+ * server would give (then `unreachable` for a 1xx-3xx status: no exectl server answered).
+ */
 export function responseError(response: ExecResponse, facts: RequestFacts): ExectlError {
-  const code = codeForStatus(response.status);
-  const failure = describeFailure(response);
+  const failure = response.status >= 400 ? describeFailure(response) : undefined;
   if (failure === undefined) {
-    return new ExectlError(
-      code,
-      `${facts.url} answered ${response.status} without an exectl error`,
-      {
-        hint: 'check that --url points at an exectl server',
-      },
-    );
+    const code = response.status >= 400 ? codeForStatus(response.status) : 'unreachable';
+    return new ExectlError(code, `${facts.url} answered ${response.status}, not as exectl does`, {
+      hint: 'check that --url points at an exectl server',
+    });
   }
-  return new ExectlError(code, failure.message, { hint: hintFor(response, failure, facts) });
+  return new ExectlError(codeForStatus(response.status), failure.message, {
+    hint: hintFor(response, failure, facts),
+  });
 }
 
 /**
@@ -70,12 +71,13 @@ export function failureKind(response: ExecResponse): Failure['kind'] | undefined
 }
 
 function describeFailure(response: ExecResponse): Failure | undefined {
-  if (!isJson(response)) {
+  if (isVmOutput(response)) {
     const exit = execExitCode(response);
     return exit === undefined
       ? undefined
       : { kind: 'raw', message: `the command exited with ${exit}` };
   }
+  if (!isJson(response)) return undefined;
   let body: unknown;
   try {
     body = JSON.parse(response.body.toString('utf8'));

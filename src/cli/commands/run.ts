@@ -4,7 +4,7 @@ import { ExectlError } from '../../errors.js';
 import type { CliCommand, CommandOutcome } from '../command.js';
 import { prepareRunLine } from '../command-line.js';
 import type { CliContext } from '../context.js';
-import { execExitCode, isJson, type ExecResponse } from '../exec-client.js';
+import { execExitCode, isJson, isVmOutput, type ExecResponse } from '../exec-client.js';
 import { failureKind, responseError } from '../exec-errors.js';
 import { sendExec } from '../exec-request.js';
 import { jsonStyleFor, prettyJson } from '../json-pretty.js';
@@ -50,10 +50,13 @@ export async function runRun(
   }
 
   const ok = response.status >= 200 && response.status < 300;
-  if (ok || (response.status === 422 && failureKind(response) === 'result')) {
-    await printBody(ctx, response, pretty);
+  if (!ok || (!isJson(response) && !isVmOutput(response))) {
+    if (response.status === 422 && failureKind(response) === 'result') {
+      await printBody(ctx, response, pretty);
+    }
+    throw responseError(response, { url: settings.url, scope: prepared.scope });
   }
-  if (!ok) throw responseError(response, { url: settings.url, scope: prepared.scope });
+  await printBody(ctx, response, pretty);
   const exit = execExitCode(response);
   if (exit !== undefined && exit !== 0) {
     // Streamed output of `ssh <vm> ...` whose exit code came in the trailer.

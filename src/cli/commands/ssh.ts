@@ -5,7 +5,7 @@ import { ExectlError } from '../../errors.js';
 import type { CliCommand, CommandOutcome } from '../command.js';
 import type { PreparedLine } from '../command-line.js';
 import type { CliContext } from '../context.js';
-import { execExitCode, isJson } from '../exec-client.js';
+import { execExitCode, isVmOutput } from '../exec-client.js';
 import { responseError } from '../exec-errors.js';
 import { sendExec } from '../exec-request.js';
 import { streamSink } from '../output-sink.js';
@@ -66,7 +66,7 @@ export async function runSsh(
     prepared,
     onChunk: streamSink(ctx.stdout),
   });
-  const exit = isJson(response) ? undefined : execExitCode(response);
+  const exit = isVmOutput(response) ? execExitCode(response) : undefined;
   if (exit === undefined) throw responseError(response, { url: settings.url, scope });
   return exit === 0 ? undefined : new RemoteExit(exit);
 }

@@ -161,12 +161,25 @@ test('responseError: an answer that is not from an exectl server says so', () =>
       body: Buffer.from('{'),
       trailers: {},
     },
+    {
+      status: 200,
+      headers: { 'content-type': 'text/html' },
+      body: Buffer.from('<h1>'),
+      trailers: {},
+    },
+    { status: 301, headers: { location: 'https://x/' }, body: Buffer.alloc(0), trailers: {} },
+    {
+      status: 422,
+      headers: { 'content-type': 'application/octet-stream' },
+      body: Buffer.from('no exit code'),
+      trailers: {},
+    },
   ];
   for (const response of answers) {
     const err = responseError(response, { url: URL, scope: 'ls' });
-    assert.equal(err.message, `${URL} answered ${response.status} without an exectl error`);
+    assert.equal(err.message, `${URL} answered ${response.status}, not as exectl does`);
     assert.equal(err.hint, 'check that --url points at an exectl server');
-    assert.equal(err.code, codeForStatus(response.status));
+    assert.equal(err.code, response.status >= 400 ? codeForStatus(response.status) : 'unreachable');
   }
 });
 
@@ -175,6 +188,14 @@ test('failureKind: error, result or raw output', () => {
   assert.equal(failureKind(json(422, { deleted: [], failed: [] })), 'result');
   assert.equal(failureKind(json(403, { deleted: [] })), undefined);
   const raw = { status: 422, headers: { 'x-exec-exit': '1' }, body: Buffer.alloc(0), trailers: {} };
+  const announced = {
+    status: 200,
+    headers: { trailer: 'X-Exec-Exit' },
+    body: Buffer.alloc(0),
+    trailers: {},
+  };
+  assert.equal(failureKind({ ...announced, trailers: { 'x-exec-exit': '2' } }), 'raw');
+  assert.equal(failureKind({ ...raw, headers: { 'content-type': 'text/plain' } }), undefined);
   assert.equal(failureKind(raw), 'raw');
 });
 

@@ -41,6 +41,10 @@ describe('postExec on a loopback server', () => {
       const line = request.body.toString('utf8');
       if (line === 'whoami') return answerJson(res, 200, { email: 'a@b' });
       if (line === 'denied') return answerJson(res, 403, { error: 'command not allowed: ls' });
+      if (line === 'html') {
+        res.writeHead(200, { 'Content-Type': 'text/html' });
+        return res.end('<h1>not exectl</h1>');
+      }
       if (line.startsWith('ssh web -- small')) {
         res.writeHead(422, { 'Content-Type': 'application/octet-stream', 'X-Exec-Exit': '3' });
         return res.end('out\nerr\n');
@@ -79,6 +83,17 @@ describe('postExec on a loopback server', () => {
     assert.equal(response.status, 403);
     assert.equal(response.body.toString('utf8'), '{"error":"command not allowed: ls"}\n');
     assert.deepEqual(chunks, []);
+  });
+
+  test('a body that is neither JSON nor VM output is collected, not streamed', async () => {
+    const chunks: Buffer[] = [];
+    const response = await postExec(server.url, TOKEN, 'html', {
+      onChunk: (c) => void chunks.push(c),
+    });
+    assert.deepEqual(
+      [response.status, response.body.toString('utf8'), chunks],
+      [200, '<h1>not exectl</h1>', []],
+    );
   });
 
   test('raw output up to 1 MiB: exit code from the X-Exec-Exit header', async () => {
