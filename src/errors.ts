@@ -29,6 +29,8 @@ export const ERROR_CATALOGUE = {
   command_failed: { status: 422, exit: 1 },
   /** The VM proxy could not reach the VM's server. */
   bad_gateway: { status: 502, exit: 9 },
+  /** The server is shutting down and cut the command off. */
+  unavailable: { status: 503, exit: 9 },
   /** Anything unexpected. The message shown is always just "internal error". */
   internal: { status: 500, exit: 9 },
   /** Client side: wrong flags or arguments given to exectl itself. */

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { ExectlError } from '../errors.js';
 import { buildRegistry } from './commands/index.js';
 import type { ServiceConfig } from './config.js';
 import type { ServiceDeps, ServiceEndpoints } from './deps.js';
@@ -35,7 +36,11 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
   const shutdown = new AbortController();
   const closers: (() => Promise<void> | void)[] = [() => store.close()];
   const close = async () => {
-    shutdown.abort(new Error('server shutting down'));
+    shutdown.abort(
+      new ExectlError('unavailable', 'server is shutting down', {
+        hint: 'run the command again once the server is back',
+      }),
+    );
     // Listeners first (no new work), then VM processes, then the database last.
     for (const closeOne of closers.reverse()) await closeOne();
   };
