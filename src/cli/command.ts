@@ -15,8 +15,12 @@ export type CommandOutcome = ExectlError | undefined;
  * type, and is listed once in program.ts's COMMANDS, which imports it only when it runs.
  */
 export interface CliCommand {
-  /** Declares the subcommand's description, arguments, flags and extra help on `cmd`. */
-  declare(cmd: Command): void;
+  /**
+   * Declares the subcommand's description, arguments, flags and extra help on `cmd`. A command
+   * with nested subcommands of its own (`serve accounts add`) builds their contexts with
+   * `contextFor`, from the flags of every level, as program.ts does for top-level commands.
+   */
+  declare(cmd: Command, contextFor: (self: Command) => CliContext): void;
   /**
    * Runs it with commander's parsed positional arguments and options. Commands convert the
    * options to their own typed shape and delegate to a plain function tests can call directly.

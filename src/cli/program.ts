@@ -48,7 +48,7 @@ export async function runProgram(
   for (const name of toLoad) {
     const { command } = await COMMANDS[name]!();
     const sub = program.command(name);
-    command.declare(sub);
+    command.declare(sub, (self) => createContext(proc, self.optsWithGlobals<GlobalFlags>()));
     sub.action(async () => {
       const ctx = createContext(proc, program.opts<GlobalFlags>());
       outcome = await command.run(ctx, sub.processedArgs, sub.opts());

@@ -2,7 +2,7 @@
 // folder offline. The only CLI module (with its serve-*.ts helpers) that reaches src/service/.
 import type { Command } from 'commander';
 import type { CliCommand } from '../command.js';
-import { createContext, type CliContext, type GlobalFlags } from '../context.js';
+import type { CliContext } from '../context.js';
 import { dataFolder, type DataFolder, type ServeFlags } from './serve-options.js';
 
 // The service and the store are loaded only when a serve command runs, never for `--help`.
@@ -28,7 +28,7 @@ Examples:
   exectl serve accounts add ada@example.com --key ada.pub`;
 
 export const command: CliCommand = {
-  declare(cmd: Command) {
+  declare(cmd: Command, contextFor) {
     cmd
       .description('run the whole service locally: /exec, SSH, VMs, reflection')
       .option('--listen <addr>', 'HTTP listener for /exec and the VM proxy (127.0.0.1:7070)')
@@ -50,13 +50,16 @@ export const command: CliCommand = {
       .option('--seed <file>', 'JSON of accounts, keys, VMs, integrations applied at start')
       .option('--log-level <level>', 'debug, info, warn or error (info)')
       .addHelpText('after', SERVE_HELP);
-    declareAccounts(cmd.command('accounts').description('manage the accounts of a data folder'));
+    declareAccounts(
+      cmd.command('accounts').description('manage the accounts of a data folder'),
+      contextFor,
+    );
   },
   run: async (ctx, _operands, options) =>
     (await import('./serve-run.js')).runServe(ctx, options as ServeFlags, process),
 };
 
-function declareAccounts(accounts: Command): void {
+function declareAccounts(accounts: Command, contextFor: (self: Command) => CliContext): void {
   accounts.addHelpText(
     'after',
     `
@@ -69,7 +72,7 @@ default), also while a server runs on it.`,
     .argument('<email>', 'the account email')
     .option('--key <pubkey-file>', 'a public key for the account; repeatable', collect)
     .action(async (email: string, options: { key?: string[] }, self: Command) => {
-      const { ctx, data } = nestedRun(self);
+      const { ctx, data } = nestedRun(self, contextFor);
       return (await loadAccounts()).runAccountsAdd(ctx, email, options.key ?? [], data);
     });
   accounts
@@ -77,7 +80,7 @@ default), also while a server runs on it.`,
     .description('list the accounts with their keys')
     .option('--json', 'print JSON: {"accounts":[{"email","user_id","created_at","ssh_keys"}]}')
     .action(async (options: { json?: boolean }, self: Command) => {
-      const { ctx, data } = nestedRun(self);
+      const { ctx, data } = nestedRun(self, contextFor);
       return (await loadAccounts()).runAccountsList(ctx, options.json === true, data);
     });
   accounts
@@ -85,18 +88,16 @@ default), also while a server runs on it.`,
     .description('remove an account with its keys (refused while it owns VMs)')
     .argument('<email>', 'the account email')
     .action(async (email: string, _options: unknown, self: Command) => {
-      const { ctx, data } = nestedRun(self);
+      const { ctx, data } = nestedRun(self, contextFor);
       return (await loadAccounts()).runAccountsRemove(ctx, email, data);
     });
 }
 
-/**
- * The context and data folder of a nested `accounts` command. program.ts builds contexts only
- * for the commands it registers, so these build theirs the same way, from the process and the
- * flags of every level (the global ones, serve's --data and --ephemeral, their own).
- */
-function nestedRun(self: Command): { ctx: CliContext; data: DataFolder } {
-  const flags = self.optsWithGlobals<GlobalFlags & ServeFlags>();
-  const ctx = createContext(process, flags);
-  return { ctx, data: dataFolder(flags, ctx.env) };
+/** The context and data folder of a nested `accounts` command (serve's --data, --ephemeral). */
+function nestedRun(
+  self: Command,
+  contextFor: (self: Command) => CliContext,
+): { ctx: CliContext; data: DataFolder } {
+  const ctx = contextFor(self);
+  return { ctx, data: dataFolder(self.optsWithGlobals<ServeFlags>(), ctx.env) };
 }
