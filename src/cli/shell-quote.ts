@@ -1,27 +1,9 @@
-// Quoting words for the service's command-line lexer (SPEC §2: POSIX word splitting, no
-// expansion) and, for `ssh`, for the VM's `/bin/sh -c` too. The client has its own copy on
-// purpose: the cli room never imports the service (ARCHITECTURE.md).
-
-/**
- * Words made only of these characters read back the same unquoted, in the service's lexer and
- * in sh. `=` is left out: a bare `A=b` in command position is an assignment to sh.
- */
-const BARE_WORD = /^[A-Za-z0-9_@%+:,./-]+$/;
-
-/**
- * One word quoted so that a POSIX word splitter (the service's lexer, or sh) gives exactly
- * `word` back: bare when it is made of safe characters, otherwise inside single quotes, where
- * nothing is special, with each `'` written as `'\''` (close, escaped quote, reopen). The empty
- * word is `''`.
- */
-export function quoteWord(word: string): string {
-  if (BARE_WORD.test(word)) return word;
-  return `'${word.replaceAll("'", `'\\''`)}'`;
-}
+// Quoting for the service's command-line lexer and, for `ssh`, for the VM's `/bin/sh -c` too.
+import { quoteForShell } from '../shell-words.js';
 
 /** `words` as one command line that the service's lexer splits back into `words`. */
 export function joinWords(words: readonly string[]): string {
-  return words.map(quoteWord).join(' ');
+  return words.map(quoteForShell).join(' ');
 }
 
 /**
@@ -31,6 +13,6 @@ export function joinWords(words: readonly string[]): string {
  * keeps a first word such as `--help` from being read as a flag of `ssh` itself.
  */
 export function remoteCommandLine(vm: string, argv: readonly string[]): string {
-  const forSh = argv.map(quoteWord);
-  return ['ssh', quoteWord(vm), '--', ...forSh.map(quoteWord)].join(' ');
+  const forSh = argv.map(quoteForShell);
+  return ['ssh', quoteForShell(vm), '--', ...forSh.map(quoteForShell)].join(' ');
 }

@@ -1,6 +1,6 @@
 // What `exectl serve` shows on stderr once it listens: where, with which runtime, for whom,
 // and the first command to paste. Never a token or a private key: only public fingerprints.
-import { quoteForShell } from '../../service/dispatch/lexer.js';
+import { quoteForShell } from '../../shell-words.js';
 import type { Style } from '../output.js';
 import { DEFAULT_DOMAIN, DEFAULT_URL } from '../settings.js';
 

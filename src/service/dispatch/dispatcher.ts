@@ -3,7 +3,7 @@ import { parseArgs } from './args.js';
 import { authorize } from './authorize.js';
 import { startDeadline, type Deadline } from './deadline.js';
 import { commandHelp, renderHelpText } from './help-doc.js';
-import { lexCommandLine } from './lexer.js';
+import { lexCommandLine } from '../../shell-words.js';
 import type { CommandRegistry } from './registry.js';
 import type {
   CommandContext,

@@ -1,4 +1,4 @@
-import { lexCommandLine } from '../dispatch/lexer.js';
+import { lexCommandLine } from '../../shell-words.js';
 
 /** The words that end an SSH shell session; they are the shell's own, not commands. */
 const LEAVE_WORDS = new Set(['exit', 'quit']);

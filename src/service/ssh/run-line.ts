@@ -3,7 +3,7 @@ import { ERROR_CATALOGUE, ExectlError } from '../../errors.js';
 import { DEFAULTS, type LogSink } from '../config.js';
 import type { ServiceDeps } from '../deps.js';
 import { dispatch, type DispatchResult } from '../dispatch/dispatcher.js';
-import { lexCommandLine } from '../dispatch/lexer.js';
+import { lexCommandLine } from '../../shell-words.js';
 import type { CommandRegistry } from '../dispatch/registry.js';
 import { renderJson, renderText } from '../dispatch/render.js';
 import type { RateLimiter } from '../http/rate-limit.js';

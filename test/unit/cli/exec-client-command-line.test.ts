@@ -10,7 +10,7 @@ import {
   type PreparedLine,
 } from '../../../src/cli/command-line.js';
 import { COMMAND_CATALOG } from '../../../src/command-catalog.js';
-import { lexCommandLine } from '../../../src/service/dispatch/lexer.js';
+import { lexCommandLine } from '../../../src/shell-words.js';
 
 test('prepareRunLine: one argument is the line; several are quoted words', () => {
   const cases: [string[], PreparedLine][] = [

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { joinWords, quoteWord, remoteCommandLine } from '../../../src/cli/shell-quote.js';
-import { lexCommandLine } from '../../../src/service/dispatch/lexer.js';
+import { joinWords, remoteCommandLine } from '../../../src/cli/shell-quote.js';
+import { lexCommandLine } from '../../../src/shell-words.js';
 
 /** Characters that mean something to a shell or a lexer, and some plain ones. */
 const SPECIAL = [' ', "'", '"', '$', '\\', '\n', '\t', '`', '*', '?', '~', '#', ';', '|', '&'];
@@ -45,25 +45,6 @@ function shWords(script: string): string[] {
   assert.equal(parts.shift(), 'START');
   return parts;
 }
-
-test('quoteWord: bare when safe, single quotes otherwise', () => {
-  const cases: [string, string][] = [
-    ['ls', 'ls'],
-    ['-l', '-l'],
-    ['/tmp/x.txt', '/tmp/x.txt'],
-    ['user@host:22,a+b%', 'user@host:22,a+b%'],
-    ['', "''"],
-    ['a b', "'a b'"],
-    ["it's", "'it'\\''s'"],
-    ['A=b', "'A=b'"],
-    ['$HOME', "'$HOME'"],
-    ['back\\slash', "'back\\slash'"],
-    ['two\nlines', "'two\nlines'"],
-    ['*', "'*'"],
-    ['é', "'é'"],
-  ];
-  for (const [input, quoted] of cases) assert.equal(quoteWord(input), quoted, input);
-});
 
 test('property: the service lexer reads joinWords(words) back as words', () => {
   fc.assert(

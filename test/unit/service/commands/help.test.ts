@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { COMMAND_CATALOG } from '../../../../src/command-catalog.js';
 import { buildRegistry } from '../../../../src/service/commands/index.js';
 import { parseArgs } from '../../../../src/service/dispatch/args.js';
-import { lexCommandLine } from '../../../../src/service/dispatch/lexer.js';
+import { lexCommandLine } from '../../../../src/shell-words.js';
 import { openCommandFixture, type CommandFixture, type User } from './fixture.js';
 
 let fx: CommandFixture;

@@ -1,4 +1,7 @@
-import { ExectlError } from '../../errors.js';
+// Shell-style words, shared by the service (its /exec and SSH front ends lex command lines
+// with it) and the client (which quotes words so the service reads them back exactly).
+
+import { ExectlError } from './errors.js';
 
 /**
  * Splits one command line into words the way a POSIX shell does, without expanding anything

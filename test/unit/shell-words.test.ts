@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
-import { ExectlError } from '../../../../src/errors.js';
-import { lexCommandLine, quoteForShell } from '../../../../src/service/dispatch/lexer.js';
+import { ExectlError } from '../../src/errors.js';
+import { lexCommandLine, quoteForShell } from '../../src/shell-words.js';
 
 const CASES: [line: string, words: string[]][] = [
   ['', []],
