@@ -23,13 +23,15 @@ const COMMANDS: Readonly<Record<string, () => Promise<{ command: CliCommand }>>>
 
 const GLOBAL_HELP = `
 Environment:
-  EXECTL_URL, EXECTL_PROFILE, EXECTL_KEY, EXECTL_NAMESPACE, EXECTL_PASSPHRASE,
-  NO_COLOR, EXECTL_DEBUG=1 (stack traces); profiles live in
+  EXECTL_URL, EXECTL_PROFILE, EXECTL_TOKEN, EXECTL_KEY, EXECTL_NAMESPACE,
+  EXECTL_PASSPHRASE, NO_COLOR, EXECTL_DEBUG=1 (stack traces); profiles live in
   $XDG_CONFIG_HOME/exectl/config.json (see exectl(1))
 
-Exit codes:
-  0 success, 1 token invalid or expired, 2 usage error or malformed token,
-  9 internal error`;
+Exit codes (run, ssh; inspect uses 0 valid, 1 invalid, 2 malformed):
+  0 success (ssh: the VM command's exit code), 1 command failed (422),
+  2 usage or bad request (400), 3 authentication (401), 4 not allowed (403),
+  5 unknown command (404), 6 rate limited (429), 7 timed out (504),
+  8 server unreachable, 9 server error (5xx)`;
 
 /** Parses `argv`, runs the command it names and returns its outcome. Throws ExectlErrors. */
 export async function runProgram(
@@ -65,7 +67,9 @@ export async function runProgram(
 
 function createProgram(proc: CliProcess): Command {
   return new Command('exectl')
-    .description('Mint and inspect SSH-signed bearer tokens for an exectl service.')
+    .description(
+      'Mint SSH-signed bearer tokens, run commands on an exectl service, or serve one locally.',
+    )
     .version(packageVersion(), '--version', 'print the version and exit')
     .option('--url <url>', 'service URL (env EXECTL_URL; default http://127.0.0.1:7070)')
     .option('--profile <name>', 'profile from the config file (env EXECTL_PROFILE)')
