@@ -37,7 +37,10 @@ test('--help lists the commands, global flags, environment and exit codes', asyn
     /\n {2}--version +print the version and exit/,
     /\n {2}mint \[options\] +mint a svc0 token/,
     /\n {2}inspect \[options\] \[token\] +decode a token and check it offline/,
-    /\nExit codes:\n {2}0 success, 1 token invalid or expired, 2 usage error or malformed token,\n {2}9 internal error\n/,
+    /\n {2}run \[options\] <command-line\.\.\.> +run a command on the service/,
+    /\n {2}serve \[options\] +run the whole service locally/,
+    /\nExit codes \(run, ssh; inspect uses 0 valid, 1 invalid, 2 malformed\):\n/,
+    /\n {2}5 unknown command \(404\), 6 rate limited \(429\), 7 timed out \(504\),\n {2}8 server unreachable, 9 server error \(5xx\)\n/,
   ]) {
     assert.match(result.stdout, line);
   }
