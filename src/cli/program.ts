@@ -41,11 +41,13 @@ export async function runProgram(
   const program = createProgram(proc);
   const named = commandNameIn(program, argv);
   // Help, suggestions for a mistyped name, a missing command, and `completion` (which
-  // describes every command) need the whole tree.
+  // describes every command) need the whole tree; `exectl --version` needs none of it.
   const toLoad =
-    named !== undefined && named !== 'completion' && Object.hasOwn(COMMANDS, named)
-      ? [named]
-      : Object.keys(COMMANDS);
+    named === undefined && argv[0] === '--version'
+      ? []
+      : named !== undefined && named !== 'completion' && Object.hasOwn(COMMANDS, named)
+        ? [named]
+        : Object.keys(COMMANDS);
   let outcome: CommandOutcome;
   for (const name of toLoad) {
     const { command } = await COMMANDS[name]!();
