@@ -11,6 +11,7 @@ import { RateLimiter } from './http/rate-limit.js';
 import { TokenAuthenticator } from './http/token-auth.js';
 import { createVmProxy } from './http/vm-proxy.js';
 import { startReflectionListener } from './reflection/index.js';
+import { startSshFrontEnd } from './ssh/index.js';
 import { openStore, type Store } from './store/index.js';
 import { startVmMachines, type RunningVmMachines } from './vm/index.js';
 
@@ -22,6 +23,8 @@ export interface RunningService {
   store: Store;
   /** The VM machinery, for work done outside a request (e.g. applying `--seed`). */
   machines: RunningVmMachines;
+  /** SHA256 fingerprint of the SSH host key, or null when SSH is off. */
+  sshHostKeyFingerprint: string | null;
   /** Stops accepting, ends running commands and VM processes, closes the database. */
   close(): Promise<void>;
 }
@@ -80,7 +83,29 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
     closers.push(() => http.close());
     endpoints.http = http.url;
 
-    return { endpoints, runtime: machines.runtime, store, machines, close };
+    let sshHostKeyFingerprint: string | null = null;
+    if (config.sshListen !== null) {
+      const ssh = await startSshFrontEnd({
+        deps,
+        registry,
+        listen: config.sshListen,
+        hostKeyPath: join(config.dataDir, 'ssh_host_ed25519_key'),
+        rateLimiter,
+        log: config.log,
+      });
+      closers.push(() => ssh.close());
+      endpoints.ssh = ssh.address;
+      sshHostKeyFingerprint = ssh.hostKeyFingerprint;
+    }
+
+    return {
+      endpoints,
+      runtime: machines.runtime,
+      store,
+      machines,
+      sshHostKeyFingerprint,
+      close,
+    };
   } catch (err) {
     await close();
     throw err;
