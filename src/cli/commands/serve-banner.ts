@@ -8,6 +8,8 @@ import { DEFAULT_DOMAIN, DEFAULT_URL } from '../settings.js';
 export interface BannerFacts {
   http: string;
   ssh: { host: string; port: number } | null;
+  /** Fingerprint of the SSH host key, so the first `ssh` prompt can be checked. */
+  sshHostKey: string | null;
   reflection: string;
   dataDir: string;
   /** The data folder is the default one, so commands about it need no `--data`. */
@@ -24,7 +26,12 @@ export interface BannerFacts {
 export function renderBanner(facts: BannerFacts, style: Style): string {
   const rows: [string, string][] = [
     ['HTTP', `${facts.http}  ${style.label('(/exec and the VM proxy)')}`],
-    ['SSH', facts.ssh === null ? style.label('off') : sshCommand(facts.ssh)],
+    [
+      'SSH',
+      facts.ssh === null
+        ? style.label('off')
+        : `${sshCommand(facts.ssh)}  ${style.label(`(host key ${facts.sshHostKey ?? '?'})`)}`,
+    ],
     ['Reflection', facts.reflection],
     [
       'Data',

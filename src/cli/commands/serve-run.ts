@@ -93,6 +93,7 @@ async function start(
       {
         http: service.endpoints.http,
         ssh: service.endpoints.ssh,
+        sshHostKey: service.sshHostKeyFingerprint,
         reflection: service.endpoints.reflection,
         dataDir: data.path,
         dataIsDefault: data.path === defaultDataDir(ctx.env),
