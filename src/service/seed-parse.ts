@@ -11,13 +11,15 @@ import {
   quote,
   sameEmail,
 } from './commands/shared/validate.js';
-import { JsonAt, parseJsonDocument, type ObjectAt } from './seed-json.js';
 import {
-  INTEGRATION_TYPES,
-  type AttachmentSpec,
-  type IntegrationType,
-  type Visibility,
-} from './store/index.js';
+  checkHeaderLine,
+  checkIntegrationName,
+  checkIntegrationType,
+  checkTarget,
+  parseAttachmentSpec,
+} from './commands/integrations/validate.js';
+import { JsonAt, parseJsonDocument, type ObjectAt } from './seed-json.js';
+import type { AttachmentSpec, IntegrationType, Visibility } from './store/index.js';
 
 /** A whole seed: the accounts to make exist, in file order. */
 export interface Seed {
@@ -72,12 +74,8 @@ const ACCOUNT_FIELDS = ['email', 'keys', 'vms', 'integrations', 'team_members'];
 const KEY_FIELDS = ['key', 'name'];
 const VM_FIELDS = ['name', 'tags', 'comment', 'default_port', 'visibility', 'env', 'setup_script'];
 const INTEGRATION_FIELDS = ['name', 'type', 'target', 'headers', 'comment', 'attach'];
-/** The integration names `integrations add --name` accepts: a tag-like word. */
-const INTEGRATION_NAME = /^[a-z][a-z0-9_-]{0,62}$/;
 /** The variable names `new --env` accepts, so that the value reaches the VM's shell intact. */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** `Name: value`, the name an HTTP token (RFC 9110), the value printable. */
-const HEADER_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+:[ \t]*[^\u0000-\u001f\u007f]*$/;
 
 /**
  * Parses and checks a seed file's text. Beyond each value's own rules, it refuses an email,
@@ -187,17 +185,9 @@ function parseEnvObject(at: JsonAt): Record<string, string> {
 
 function parseIntegration(at: JsonAt): SeedIntegration {
   const fields = at.object(INTEGRATION_FIELDS);
-  const name = fields.required('name').check((text) => {
-    if (INTEGRATION_NAME.test(text)) return text;
-    return reject(
-      `invalid integration name ${quote(text)}: use 1 to 63 lowercase letters, digits, "_" or "-", starting with a letter`,
-    );
-  });
-  const type = fields.required('type').check((text) => {
-    const known = INTEGRATION_TYPES as readonly string[];
-    if (known.includes(text)) return text as IntegrationType;
-    return reject(`unknown integration type ${quote(text)} (known: ${known.join(', ')})`);
-  });
+  // The same checks as the `integrations add` command, so a seed accepts what a user could type.
+  const name = fields.required('name').check(checkIntegrationName);
+  const type = fields.required('type').check(checkIntegrationType);
   const target = fields.optional('target');
   if (type === 'reflection' && target !== undefined)
     target.fail('a reflection integration has no target');
@@ -205,36 +195,11 @@ function parseIntegration(at: JsonAt): SeedIntegration {
     path: at.path,
     name,
     type,
-    target: target?.check(httpUrl),
-    headers: optionalList(fields, 'headers', (h) => h.check(headerLine)),
+    target: target?.check(checkTarget),
+    headers: optionalList(fields, 'headers', (h) => h.check(checkHeaderLine)),
     comment: fields.optional('comment')?.check(checkComment),
-    attach: optionalList(fields, 'attach', (s) => s.check(attachmentSpec)),
+    attach: optionalList(fields, 'attach', (s) => s.check(parseAttachmentSpec)),
   };
-}
-
-function httpUrl(text: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(text);
-  } catch {
-    // reported below
-  }
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    return reject(`invalid target ${quote(text)}: expected an http:// or https:// URL`);
-  }
-  return text;
-}
-
-function headerLine(text: string): string {
-  if (HEADER_LINE.test(text)) return text;
-  return reject(`invalid header ${quote(text)}: expected "Name: value"`);
-}
-
-function attachmentSpec(text: string): AttachmentSpec {
-  if (text === 'auto:all') return text;
-  if (text.startsWith('tag:')) return `tag:${checkTag(text.slice(4))}`;
-  if (text.startsWith('vm:')) return `vm:${checkVmName(text.slice(3))}`;
-  return reject(`invalid attachment ${quote(text)}: expected auto:all, tag:<tag> or vm:<name>`);
 }
 
 /** The items of an optional array member, each parsed; `[]` when it is absent. */

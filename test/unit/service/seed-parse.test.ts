@@ -226,7 +226,8 @@ describe('refusals name the JSON path', () => {
     ],
     [
       integration(',"type":"llm","headers":["Authorization Bearer x"]'),
-      'accounts[0].integrations[0].headers[0]: invalid header "Authorization Bearer x": expected "Name: value"',
+      // The value may be a secret: it is never echoed back.
+      'accounts[0].integrations[0].headers[0]: invalid header: expected "Name: value"',
     ],
     [
       integration(',"type":"llm","attach":["all"]'),

@@ -68,13 +68,13 @@ export function checkTarget(text: string): string {
 /**
  * A `--header` line, `Name: value`. The value is a secret: messages name the header only.
  *
- * @throws 422 `invalid --header: expected "Name: value"`, `invalid header name "X"`,
+ * @throws 422 `invalid header: expected "Name: value"`, `invalid header name "X"`,
  *   `header "Host" is set by the proxy and cannot be configured`, or
  *   `invalid value for header "X": control characters are not allowed`.
  */
 export function checkHeaderLine(line: string): string {
   const colon = line.indexOf(':');
-  if (colon < 0) throw commandFailed('invalid --header: expected "Name: value"');
+  if (colon < 0) throw commandFailed('invalid header: expected "Name: value"');
   const name = line.slice(0, colon);
   if (!HEADER_NAME.test(name)) throw commandFailed(`invalid header name ${quote(name)}`);
   if (RESERVED_HEADER_NAMES.has(name.toLowerCase())) {

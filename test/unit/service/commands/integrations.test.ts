@@ -227,7 +227,7 @@ test('refusals: one 422 sentence each, nothing created, header values never echo
       'integrations add llm --name x --target https://h/#f',
       'invalid target "https://h": a target has no query or fragment',
     ],
-    [`${llm} --header 'Authorization ${SECRET}'`, 'invalid --header: expected "Name: value"'],
+    [`${llm} --header 'Authorization ${SECRET}'`, 'invalid header: expected "Name: value"'],
     [`${llm} --header 'Auth orization: ${SECRET}'`, 'invalid header name "Auth orization"'],
     [`${llm} --header ': ${SECRET}'`, 'invalid header name ""'],
     [
