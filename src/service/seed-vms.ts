@@ -1,6 +1,7 @@
 // The VMs of one seed account: a missing VM is created like `new` creates one (record, disk,
 // sandbox, setup script); an existing one gets the fields the seed gives.
 import { emojiFor } from './commands/shared/emoji.js';
+import { makeMachineOrDiscard } from './commands/shared/make-machine.js';
 import { asSeedConflict, seedConflict, seedEntry, type SeedChanges } from './seed-conflict.js';
 import type { SeedAccount, SeedVm } from './seed-parse.js';
 import type { SeedTarget } from './seed.js';
@@ -31,7 +32,7 @@ export async function applySeedVms(
 }
 
 async function create(
-  { store, machines }: SeedTarget,
+  { store, machines, log }: SeedTarget,
   wanted: SeedVm,
   account: Account,
   signal: AbortSignal,
@@ -51,12 +52,9 @@ async function create(
     }),
   );
   try {
-    await machines.create(vm, signal); // sets the status to running
+    // No half-made VM: on failure nothing is left, and the next start tries again.
+    await makeMachineOrDiscard({ store, machines }, vm, signal, log);
   } catch (err) {
-    // No half-made VM: the next start tries the creation (and its setup script) again.
-    store.deleteVm(vm.id);
-    // The creation's failure is what the user must see, not a second one while cleaning up.
-    await machines.remove(vm).catch(() => {});
     throw asSeedConflict(wanted.path, err);
   }
 }

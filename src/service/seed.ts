@@ -2,6 +2,7 @@
 // integrations, VMs and team members it names exist and match it. Applying the same seed
 // twice changes nothing; nothing absent from the seed is ever deleted.
 import { ensureAccount } from './ensure-account.js';
+import type { LogSink } from './config.js';
 import type { VmMachines } from './deps.js';
 import { seedConflict, seedEntry, type SeedChanges } from './seed-conflict.js';
 import { applySeedIntegrations } from './seed-integrations.js';
@@ -13,6 +14,8 @@ import type { Account, Store } from './store/index.js';
 export interface SeedTarget {
   store: Store;
   machines: VmMachines;
+  /** Where problems that do not stop the seed are reported (a failed cleanup). */
+  log: LogSink;
 }
 
 /**

@@ -81,7 +81,9 @@ async function start(
     // A stop during a VM's setup script ends it rather than waiting for it.
     const abort = new AbortController();
     void stopRequested.then(() => abort.abort(new Error('server stopping')));
-    const changes = await applySeed(seed, service, abort.signal);
+    const log = (line: string) => ctx.stderr.write(`exectl: seed: ${line}\n`);
+    const target = { store: service.store, machines: service.machines, log };
+    const changes = await applySeed(seed, target, abort.signal);
     const summary = changes.length === 0 ? 'nothing to change' : `${changes.length} change(s)`;
     ctx.stderr.write(`exectl: seed ${settings.seedPath}: ${summary}\n`);
     for (const change of changes) ctx.stderr.write(`  ${change}\n`);

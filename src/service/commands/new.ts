@@ -2,6 +2,7 @@ import { commandFailed } from '../../errors.js';
 import { StoreConflictError, type NewVm, type VmRecord } from '../store/index.js';
 import { json, type ServiceCommand, type ServiceContext } from './shared/command.js';
 import { emojiFor } from './shared/emoji.js';
+import { makeMachineOrDiscard } from './shared/make-machine.js';
 import { randomVmName } from './shared/random-name.js';
 import { listCell, textRecord, optionalCell } from './shared/text-table.js';
 import { checkComment, checkTag, checkVmName, parseEnv } from './shared/validate.js';
@@ -10,10 +11,7 @@ import { vmSummary, type VmSummary } from './shared/vm-view.js';
 /** Random names tried before giving up (1600 combinations: collisions stay rare). */
 const RANDOM_NAME_TRIES = 20;
 
-type NewVmFields = Omit<
-  Parameters<ServiceContext['deps']['store']['createVm']>[0],
-  'name' | 'emoji'
->;
+type NewVmFields = Omit<NewVm, 'name' | 'emoji'>;
 
 /**
  * `new [--name N] [--tag T]... [--comment C] [--integration I]... [--env K=V]...
@@ -69,14 +67,14 @@ export const newCommand: ServiceCommand = {
       integrations: [...new Set(flags.strings('integration'))],
     };
     const vm = given === undefined ? createWithRandomName(ctx, fields) : create(ctx, given, fields);
-    const { store, machines } = ctx.deps;
-    try {
-      await machines.create(vm, ctx.signal);
-    } catch (error) {
-      await discard(ctx, vm);
-      throw error;
-    }
-    return json(vmSummary(ctx.deps, store.setStatus(vm.id, 'running')));
+    return json(
+      vmSummary(
+        ctx.deps,
+        await makeMachineOrDiscard(ctx.deps, vm, ctx.signal, (line) =>
+          ctx.deps.config.log(`req=${ctx.requestId} new: ${line}`),
+        ),
+      ),
+    );
   },
   renderText(data: VmSummary) {
     return textRecord([
@@ -106,24 +104,4 @@ function createWithRandomName(ctx: ServiceContext, fields: NewVmFields): VmRecor
     }
   }
   throw commandFailed('no free random vm name found: choose one with --name');
-}
-
-/**
- * Undoes a VM whose machine could not be made: the machine first, then the record. In that
- * order a new VM cannot get this record's id (SQLite reuses the highest rowid) — and with it
- * the same disk folder — while this one's removal is still under way. A failure to remove the
- * machine is logged and the record kept (so `rm` can retry); the user is told the original
- * failure either way.
- */
-async function discard(ctx: ServiceContext, vm: VmRecord): Promise<void> {
-  const { store, machines, config } = ctx.deps;
-  try {
-    await machines.remove(vm);
-  } catch (error) {
-    config.log(
-      `req=${ctx.requestId} new: removing the machine of failed vm "${vm.name}" failed: ${String(error)}`,
-    );
-    return;
-  }
-  store.deleteVm(vm.id);
 }

@@ -49,6 +49,7 @@ async function openTarget(
   return {
     store,
     machines,
+    log: () => {},
     close: async () => {
       await machines.shutdown();
       store.close();
