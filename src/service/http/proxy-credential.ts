@@ -6,10 +6,10 @@ export interface ProxyCredential {
   /** The exectl token offered, or null when the request carries none. */
   token: string | null;
   /**
-   * True when the token came in `Authorization`, which must then not reach the VM. Any other
-   * `Authorization` (say the VM app's own Basic login) is the VM's business and passes through.
+   * True when `Authorization` holds an exectl token (used or not): it must never reach the VM.
+   * Any other `Authorization` (say the VM app's own Basic login) is the VM's and passes through.
    */
-  inAuthorization: boolean;
+  dropAuthorization: boolean;
 }
 
 /** svc0 or svc1: what makes an `Authorization` value ours rather than the VM app's. */
@@ -22,16 +22,18 @@ const EXECTL_TOKEN = /^svc[01]\./;
  * (what git sends). A present but unreadable `X-Exectl-Authorization` offers no token.
  */
 export function proxyCredential(headers: IncomingHttpHeaders): ProxyCredential {
-  const own = headers['x-exectl-authorization'];
-  if (own !== undefined) {
-    return { token: bearer(Array.isArray(own) ? own.join(', ') : own), inAuthorization: false };
-  }
   const authorization = headers.authorization;
-  if (authorization === undefined) return { token: null, inAuthorization: false };
+  const inAuthorization = authorization === undefined ? null : exectlToken(authorization);
+  const own = headers['x-exectl-authorization'];
+  const token =
+    own === undefined ? inAuthorization : bearer(Array.isArray(own) ? own.join(', ') : own);
+  return { token, dropAuthorization: inAuthorization !== null };
+}
+
+/** The exectl token of an `Authorization` value, as Bearer or as the Basic password. */
+function exectlToken(authorization: string): string | null {
   const token = bearer(authorization) ?? basicPassword(authorization);
-  return token !== null && EXECTL_TOKEN.test(token)
-    ? { token, inAuthorization: true }
-    : { token: null, inAuthorization: false };
+  return token !== null && EXECTL_TOKEN.test(token) ? token : null;
 }
 
 /** The token of `Bearer <token>` (scheme case-insensitive), as SPEC §1.5 step 1 reads it. */

@@ -52,7 +52,7 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
     const credential = proxyCredential(req.headers);
     const { vm, visitor } = admitToVm(gate, label, credential.token);
     if (visitor !== null) entry.fingerprint = visitor.principal.keyFingerprint;
-    const dropAuthorization = credential.inAuthorization;
+    const { dropAuthorization } = credential;
     return {
       vmName: vm.name,
       port: vm.defaultPort,

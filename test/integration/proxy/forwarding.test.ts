@@ -214,3 +214,22 @@ describe('VM proxy: forwarding to the VM server (SPEC §6)', () => {
     for (const line of f.svc.logs) assert.ok(!line.includes('svc0.'), line);
   });
 });
+
+describe('VM proxy: with the bwrap runtime (isolated VMs share only the network)', () => {
+  let f: ProxyFixture;
+  before(async () => {
+    f = await startProxyFixture({ runtime: 'bwrap' });
+  });
+  after(() => f.stop());
+
+  test('a server inside a bwrap VM is reached through the proxy', async () => {
+    assert.equal(f.svc.service.runtime.kind, 'bwrap');
+    await f.createVm('boxed');
+    await f.startEchoServer('boxed');
+    const echo = echoOf(
+      await curl(f.vmUrl('boxed', '/in-the-box'), withToken(await f.vmToken('boxed'))),
+    );
+    assert.equal(echo.url, '/in-the-box');
+    assert.equal(headerText(echo.rawHeaders, 'x-exectl-email'), 'owner@example.com');
+  });
+});

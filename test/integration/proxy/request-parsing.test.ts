@@ -1,0 +1,258 @@
+// The proxy's readers of untrusted request data, without sockets: the Host → VM label rule,
+// where the credential comes from, and which headers cross the proxy. Tables, then fast-check.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { IncomingMessage } from 'node:http';
+import fc from 'fast-check';
+import { proxyCredential } from '../../../src/service/http/proxy-credential.js';
+import { headersFromVm, headersToVm } from '../../../src/service/http/proxy-headers.js';
+import { vmLabelFromHost } from '../../../src/service/http/proxy-host.js';
+
+test('vmLabelFromHost: <label>.<domain>[:port], nothing else', () => {
+  const rows: [string | undefined, string, string | null][] = [
+    ['vm1.localhost', 'localhost', 'vm1'],
+    ['vm1.localhost:7070', 'localhost', 'vm1'],
+    ['VM1.LocalHost:7070', 'localhost', 'vm1'],
+    ['vm1.localhost.:7070', 'localhost', 'vm1'],
+    ['vm1.localhost:', 'localhost', 'vm1'],
+    ['x.localhost', 'localhost', 'x'],
+    [`${'a'.repeat(63)}.localhost`, 'localhost', 'a'.repeat(63)],
+    ['web.example.com:443', 'example.com', 'web'],
+    ['web.EXAMPLE.com', 'Example.Com', 'web'],
+    [`${'a'.repeat(64)}.localhost`, 'localhost', null],
+    ['localhost:7070', 'localhost', null],
+    ['127.0.0.1:7070', 'localhost', null],
+    ['[::1]:7070', 'localhost', null],
+    ['a.vm1.localhost', 'localhost', null],
+    ['.localhost', 'localhost', null],
+    ['-vm.localhost', 'localhost', null],
+    ['vm-.localhost', 'localhost', null],
+    ['vm_1.localhost', 'localhost', null],
+    ['vm1.localhostx', 'localhost', null],
+    ['vm1xlocalhost', 'localhost', null],
+    ['vm1.localhost:abc', 'localhost', null],
+    ['web.localhost', 'example.com', null],
+    ['', 'localhost', null],
+    [undefined, 'localhost', null],
+  ];
+  for (const [host, domain, label] of rows) {
+    assert.equal(vmLabelFromHost(host, domain), label, `${host} on ${domain}`);
+  }
+});
+
+test('vmLabelFromHost: any host gives null or a DNS label the host starts with', () => {
+  fc.assert(
+    fc.property(fc.string({ unit: 'binary', maxLength: 100 }), (host) => {
+      const label = vmLabelFromHost(host, 'localhost');
+      if (label === null) return;
+      assert.match(label, /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/);
+      assert.ok(host.toLowerCase().startsWith(`${label}.`));
+    }),
+  );
+  const label = fc.stringMatching(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/);
+  fc.assert(
+    fc.property(label, fc.option(fc.integer({ min: 0, max: 65535 })), (name, port) => {
+      const host = `${name}.localhost${port === null ? '' : `:${port}`}`;
+      assert.equal(vmLabelFromHost(host, 'localhost'), name);
+    }),
+  );
+});
+
+const basic = (userPass: string) => `Basic ${Buffer.from(userPass).toString('base64')}`;
+
+test('proxyCredential: X-Exectl-Authorization, else Bearer, else the Basic password', () => {
+  const T = 'svc0.e30.U1NIU0lH';
+  const S = 'svc1.ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+  const rows: [Record<string, string>, { token: string | null; dropAuthorization: boolean }][] = [
+    [{}, { token: null, dropAuthorization: false }],
+    [{ 'x-exectl-authorization': `Bearer ${T}` }, { token: T, dropAuthorization: false }],
+    [{ 'x-exectl-authorization': `bEaReR  ${S} ` }, { token: S, dropAuthorization: false }],
+    // Whatever it holds goes to verification, which answers the precise 401.
+    [{ 'x-exectl-authorization': 'Bearer junk' }, { token: 'junk', dropAuthorization: false }],
+    [{ 'x-exectl-authorization': T }, { token: null, dropAuthorization: false }],
+    [{ authorization: `Bearer ${T}` }, { token: T, dropAuthorization: true }],
+    [{ authorization: basic(`git:${S}`) }, { token: S, dropAuthorization: true }],
+    [{ authorization: basic(`:${T}`) }, { token: T, dropAuthorization: true }],
+    [{ authorization: basic(`a:b:${T}`) }, { token: null, dropAuthorization: false }],
+    [{ authorization: basic(T) }, { token: null, dropAuthorization: false }],
+    [{ authorization: basic('user:password') }, { token: null, dropAuthorization: false }],
+    [{ authorization: 'Bearer abc' }, { token: null, dropAuthorization: false }],
+    [{ authorization: 'Basic !!!' }, { token: null, dropAuthorization: false }],
+    [{ authorization: `Digest ${T}` }, { token: null, dropAuthorization: false }],
+    // Both: the preferred header wins, and the token in Authorization still never reaches the VM.
+    [
+      { 'x-exectl-authorization': `Bearer ${S}`, authorization: `Bearer ${T}` },
+      { token: S, dropAuthorization: true },
+    ],
+    [
+      { 'x-exectl-authorization': 'nonsense', authorization: basic(`git:${T}`) },
+      { token: null, dropAuthorization: true },
+    ],
+  ];
+  for (const [headers, expected] of rows) {
+    assert.deepEqual(proxyCredential(headers), expected, JSON.stringify(headers));
+  }
+});
+
+test('proxyCredential: never throws; a token taken from Authorization is an exectl one', () => {
+  const value = fc.oneof(
+    fc.string({ unit: 'binary' }),
+    fc.string().map((s) => `Bearer ${s}`),
+    fc.string({ unit: 'binary' }).map(basic),
+  );
+  fc.assert(
+    fc.property(fc.option(value), fc.option(value), (own, authorization) => {
+      const headers: Record<string, string> = {};
+      if (own !== null) headers['x-exectl-authorization'] = own;
+      if (authorization !== null) headers.authorization = authorization;
+      const credential = proxyCredential(headers);
+      if (own === null && credential.token !== null) assert.match(credential.token, /^svc[01]\./);
+      if (credential.dropAuthorization) assert.notEqual(authorization, null);
+    }),
+  );
+  const token = fc.stringMatching(/^svc[01]\.[A-Za-z0-9._-]{1,40}$/);
+  const user = fc.string({ unit: 'binary' }).filter((u) => !u.includes(':'));
+  fc.assert(
+    fc.property(token, user, (t, u) => {
+      assert.deepEqual(proxyCredential({ authorization: basic(`${u}:${t}`) }), {
+        token: t,
+        dropAuthorization: true,
+      });
+    }),
+  );
+});
+
+/** A request as headersToVm reads it: raw headers and the client's address. */
+function incoming(rawHeaders: string[], encrypted = false): IncomingMessage {
+  const headers: Record<string, string> = {};
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    headers[rawHeaders[i]!.toLowerCase()] = rawHeaders[i + 1]!;
+  }
+  const socket = encrypted
+    ? { remoteAddress: '10.0.0.7', encrypted: true }
+    : { remoteAddress: '10.0.0.7' };
+  return { rawHeaders, headers, socket } as unknown as IncomingMessage;
+}
+
+const FORWARDED = (proto: string) => [
+  'X-Forwarded-For',
+  '10.0.0.7',
+  'X-Forwarded-Host',
+  'vm1.localhost:7070',
+  'X-Forwarded-Proto',
+  proto,
+];
+
+test('headersToVm: hop-by-hop, proxy-only and secret headers stay behind', () => {
+  // prettier-ignore
+  const raw = [
+    'Host', 'vm1.localhost:7070',
+    'Connection', 'keep-alive, X-Private',
+    'X-Private', 'per connection',
+    'Keep-Alive', 'timeout=5',
+    'Proxy-Authorization', 'Basic eDp5',
+    'Proxy-Connection', 'keep-alive',
+    'TE', 'trailers',
+    'Trailer', 'X-Sum',
+    'Transfer-Encoding', 'chunked',
+    'Upgrade', 'h2c',
+    'Expect', '100-continue',
+    'Authorization', 'Bearer svc0.a.b',
+    'X-Exectl-Authorization', 'Bearer svc0.a.b',
+    'X-EXECTL-EMAIL', 'forged@example.com',
+    'X-Forwarded-For', '6.6.6.6',
+    'X-Forwarded-Host', 'evil.example',
+    'X-Forwarded-Proto', 'https',
+    'Forwarded', 'for=6.6.6.6',
+    'Cookie', 'a=1',
+    'Cookie', 'b=2',
+    'content-length', '0',
+  ];
+  const visitor = null;
+  // prettier-ignore
+  const plain = [
+    'Host', 'vm1.localhost:7070',
+    'Forwarded', 'for=6.6.6.6',
+    'Cookie', 'a=1',
+    'Cookie', 'b=2',
+    'content-length', '0',
+    ...FORWARDED('http'),
+  ];
+  assert.deepEqual(
+    headersToVm(incoming(raw), { visitor, dropAuthorization: true, tunnel: false }),
+    plain,
+  );
+  // A tunnel keeps the connection's framing and its upgrade for the VM's server to answer.
+  // prettier-ignore
+  const tunnelled = [
+    'Host', 'vm1.localhost:7070',
+    'Connection', 'keep-alive, X-Private',
+    'X-Private', 'per connection',
+    'Keep-Alive', 'timeout=5',
+    'Proxy-Connection', 'keep-alive',
+    'TE', 'trailers',
+    'Trailer', 'X-Sum',
+    'Transfer-Encoding', 'chunked',
+    'Upgrade', 'h2c',
+    'Expect', '100-continue',
+    'Authorization', 'Bearer svc0.a.b',
+    'Forwarded', 'for=6.6.6.6',
+    'Cookie', 'a=1',
+    'Cookie', 'b=2',
+    'content-length', '0',
+    ...FORWARDED('https'),
+  ];
+  assert.deepEqual(
+    headersToVm(incoming(raw, true), { visitor, dropAuthorization: false, tunnel: true }),
+    tunnelled,
+  );
+});
+
+test('headersToVm: a visitor is named, with the ctx bytes as UTF-8 on the wire', () => {
+  const visitor = {
+    principal: {
+      accountId: 1,
+      email: 'zoë@example.com',
+      userId: 'usr_ABC',
+      keyFingerprint: 'SHA256:x',
+      cmds: [],
+      via: 'token' as const,
+    },
+    account: { id: 1, userId: 'usr_ABC', email: 'zoë@example.com', createdAt: '' },
+    permissions: { ctxRaw: '{"é":"\u007f"}' },
+  };
+  const headers = headersToVm(incoming(['Host', 'vm1.localhost:7070']), {
+    visitor,
+    dropAuthorization: false,
+    tunnel: false,
+  });
+  // prettier-ignore
+  assert.deepEqual(headers, [
+    'Host', 'vm1.localhost:7070',
+    'X-Exectl-Email', Buffer.from('zoë@example.com').toString('latin1'),
+    'X-Exectl-User-Id', 'usr_ABC',
+    'X-Exectl-Token-Ctx', Buffer.from('{"é":"\\u007f"}').toString('latin1'),
+    ...FORWARDED('http'),
+  ]);
+});
+
+test('headersFromVm: the answer keeps its headers but not the VM connection’s', () => {
+  // prettier-ignore
+  const raw = [
+    'Content-Type', 'text/html',
+    'Set-Cookie', 'a=1',
+    'Set-Cookie', 'b=2',
+    'Connection', 'keep-alive, X-Hop',
+    'X-Hop', 'gone',
+    'Keep-Alive', 'timeout=5',
+    'Transfer-Encoding', 'chunked',
+    'X-Exectl-Whatever', 'the VM may say what it likes',
+  ];
+  // prettier-ignore
+  assert.deepEqual(headersFromVm(raw), [
+    'Content-Type', 'text/html',
+    'Set-Cookie', 'a=1',
+    'Set-Cookie', 'b=2',
+    'X-Exectl-Whatever', 'the VM may say what it likes',
+  ]);
+});
