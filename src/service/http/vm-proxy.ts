@@ -102,20 +102,22 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
       const label = vmLabelFromHost(req.headers.host, config.domain);
       const entry = logEntry(label === null ? 'http' : 'proxy', `${req.method} ${label ?? '-'}`);
       const work = async () => {
-        if (label === null) {
-          throw new ExectlError(
-            'bad_request',
-            'protocol upgrade is only available on VM addresses',
-            {
-              hint: 'send the request without an Upgrade header',
-            },
-          );
-        }
+        if (label === null) throw upgradeRefused();
         return tunnelToVm(req, socket, head, target(req, label, entry, true));
       };
       void logged(entry, work, (err) => refuseOnSocket(req, socket, err, entry.requestId));
     },
   };
+}
+
+/**
+ * Node hands every upgrade request of the listener to the proxy, /exec's too; only VM servers
+ * speak WebSocket, and the request cannot go back to the plain handler once Node let go of it.
+ */
+function upgradeRefused(): ExectlError {
+  return new ExectlError('bad_request', 'protocol upgrade is only available on VM addresses', {
+    hint: 'send the request without an Upgrade header',
+  });
 }
 
 function logEntry(via: string, path: string): RequestLogEntry {
