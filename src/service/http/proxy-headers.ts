@@ -3,19 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { TokenCaller } from './token-auth.js';
-
-/** Headers about one connection rather than the message (RFC 9110 §7.6.1), plus old forms. */
-const HOP_BY_HOP: ReadonlySet<string> = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
+import { HOP_BY_HOP_HEADERS } from './hop-by-hop.js';
 
 /** Only the proxy sets these: a client must not pose as another user or another origin. */
 const PROXY_ONLY = /^(?:x-exectl-.*|x-forwarded-(?:for|host|proto))$/;
@@ -46,7 +34,7 @@ export function headersToVm(req: IncomingMessage, options: HeadersToVmOptions): 
     const lower = name.toLowerCase();
     if (PROXY_ONLY.test(lower) || lower === 'proxy-authorization') continue;
     if (options.dropAuthorization && lower === 'authorization') continue;
-    if (!options.tunnel && (HOP_BY_HOP.has(lower) || lower === 'expect')) continue;
+    if (!options.tunnel && (HOP_BY_HOP_HEADERS.has(lower) || lower === 'expect')) continue;
     if (connectionScoped.has(lower)) continue;
     out.push(name, req.rawHeaders[i + 1]!);
   }
@@ -71,7 +59,7 @@ export function headersFromVm(rawHeaders: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const lower = rawHeaders[i]!.toLowerCase();
-    if (HOP_BY_HOP.has(lower) || connectionScoped.has(lower)) continue;
+    if (HOP_BY_HOP_HEADERS.has(lower) || connectionScoped.has(lower)) continue;
     out.push(rawHeaders[i]!, rawHeaders[i + 1]!);
   }
   return out;

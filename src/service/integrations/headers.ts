@@ -1,25 +1,13 @@
 // Which headers cross the integration proxy, in each direction, and the configured ones added.
 import type { OutgoingHttpHeaders } from 'node:http';
-
-/** Hop-by-hop headers (RFC 9110 §7.6.1): they describe one connection, never forwarded. */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
+import { HOP_BY_HOP_HEADERS } from '../http/hop-by-hop.js';
 
 /**
  * Header names an integration may not configure: hop-by-hop ones, and those the proxy itself
  * decides (`Host` names the target, `Content-Length` and `Expect` belong to the VM's body).
  */
 export const RESERVED_HEADER_NAMES: ReadonlySet<string> = new Set([
-  ...HOP_BY_HOP,
+  ...HOP_BY_HOP_HEADERS,
   'host',
   'content-length',
   'expect',
@@ -42,7 +30,7 @@ function endToEnd(
   const named = (headers.connection ?? []).flatMap((v) =>
     v.split(',').map((token) => token.trim().toLowerCase()),
   );
-  const drop = new Set([...HOP_BY_HOP, ...named, ...alsoDrop]);
+  const drop = new Set([...HOP_BY_HOP_HEADERS, ...named, ...alsoDrop]);
   const kept: OutgoingHttpHeaders = {};
   for (const [name, values] of Object.entries(headers)) {
     if (values !== undefined && !drop.has(name)) kept[name] = values;
