@@ -14,8 +14,8 @@ const ROUNDS = 20;
 const TARGET_RATIO = 1.5;
 const BIN = join(import.meta.dirname, '..', 'bin', 'exectl.js');
 
-if (!existsSync(join(import.meta.dirname, '..', 'dist', 'cli', 'main.js'))) {
-  throw new Error('dist/cli/main.js is missing: run `npm run build` first');
+if (!existsSync(join(import.meta.dirname, '..', 'dist', 'bundle', 'main.js'))) {
+  throw new Error('dist/bundle/main.js is missing: run `npm run build` first');
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'exectl-bench-'));

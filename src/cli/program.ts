@@ -116,7 +116,7 @@ function commanderOutcome(err: CommanderError, named: string | undefined): Comma
 }
 
 function packageVersion(): string {
-  // dist/cli/ and src/cli/ both sit two levels below the package root.
+  // dist/bundle/, dist/cli/ and src/cli/ all sit two levels below the package root.
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
     version: string;
   };

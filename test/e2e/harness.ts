@@ -13,8 +13,8 @@ const BIN = join(REPO, 'bin', 'exectl.js');
 /** The e2e tests need `npm run build` first (npm test does it); say so instead of skipping. */
 export function assertBuilt(): void {
   assert.ok(
-    existsSync(join(REPO, 'dist', 'cli', 'main.js')),
-    'dist/cli/main.js is missing: run `npm run build` before the e2e tests',
+    existsSync(join(REPO, 'dist', 'bundle', 'main.js')),
+    'dist/bundle/main.js is missing: run `npm run build` before the e2e tests',
   );
 }
 
