@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { LogSink } from './config.js';
 
 /** One finished request, as the log line reports it (SPEC §7). Never a token or signature. */
 export interface RequestLogEntry {
   requestId: string;
-  /** `http`, `ssh` or `proxy`. */
+  /** `http`, `ssh`, `proxy` or `reflection`. */
   via: string;
   /** `SHA256:...` of the caller's key, or `-` before authentication. */
   fingerprint: string;
@@ -42,4 +43,33 @@ export function logRequest(log: LogSink, entry: RequestLogEntry, now: Date = new
   log(
     fields.join(' ') + (entry.detail === undefined ? '' : ` error=${JSON.stringify(entry.detail)}`),
   );
+}
+
+/** A fresh log entry for one request; the front end fills in what it learns. */
+export function newLogEntry(via: string, path = '-'): RequestLogEntry {
+  return { requestId: newRequestId(), via, fingerprint: '-', path, status: 0, durationMs: 0 };
+}
+
+/**
+ * Runs one request's `work` (which resolves with the status it answered), turns a failure into
+ * its answer with `refuse` (the HTTP error funnel, or its socket form), and writes the one log
+ * line of SPEC §7 whatever happens.
+ */
+export async function runLogged(
+  log: LogSink,
+  entry: RequestLogEntry,
+  work: () => Promise<number>,
+  refuse: (err: unknown) => { status: number; detail?: string },
+): Promise<void> {
+  const started = performance.now();
+  try {
+    entry.status = await work();
+  } catch (err) {
+    const outcome = refuse(err);
+    entry.status = outcome.status;
+    if (outcome.detail !== undefined) entry.detail = outcome.detail;
+  } finally {
+    entry.durationMs = performance.now() - started;
+    logRequest(log, entry);
+  }
 }

@@ -1,11 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { performance } from 'node:perf_hooks';
 import { ExectlError } from '../../errors.js';
 import { dispatch } from '../dispatch/dispatcher.js';
 import type { CommandRegistry } from '../dispatch/registry.js';
 import type { ServiceDeps } from '../deps.js';
 import { DEFAULTS } from '../config.js';
-import { logRequest, newRequestId, type RequestLogEntry } from '../request-log.js';
+import { newLogEntry, runLogged } from '../request-log.js';
 import { sendError, writeJson } from './error-funnel.js';
 import { sendStream } from './exec-stream.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -31,15 +30,7 @@ export function createExecHandler(options: ExecHandlerOptions) {
   const namespace = `v0@${deps.config.domain}`;
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const started = performance.now();
-    const entry: RequestLogEntry = {
-      requestId: newRequestId(),
-      via: 'http',
-      fingerprint: '-',
-      path: '-',
-      status: 0,
-      durationMs: 0,
-    };
+    const entry = newLogEntry('http');
     res.setHeader('X-Request-Id', entry.requestId);
     // The client hanging up, or the server shutting down, stops the command (and its VM
     // processes). Plain listeners: AbortSignal.any costs far more on this hot path.
@@ -51,7 +42,7 @@ export function createExecHandler(options: ExecHandlerOptions) {
       if (!res.writableFinished) stop.abort(new Error('client disconnected'));
     });
 
-    try {
+    const work = async (): Promise<number> => {
       if (req.method !== 'POST') {
         throw new ExectlError('method_not_allowed', 'method not allowed', {
           headers: { Allow: 'POST' },
@@ -74,24 +65,17 @@ export function createExecHandler(options: ExecHandlerOptions) {
         signal: stop.signal,
         onResolved: (path) => (entry.path = path),
       });
-      if (result.output.kind === 'json') {
-        writeJson(res, 200, result.output.data, {});
-        entry.status = 200;
-      } else {
-        entry.status = await sendStream(res, result.output);
-      }
-    } catch (err) {
+      if (result.output.kind === 'stream') return sendStream(res, result.output);
+      writeJson(res, 200, result.output.data, {});
+      return 200;
+    };
+    await runLogged(deps.config.log, entry, work, (err) => {
       if (err instanceof ExectlError && err.code === 'body_too_large') {
         // The rest of the body is never read, so this connection cannot carry another request.
         res.setHeader('Connection', 'close');
       }
-      const outcome = sendError(res, err);
-      entry.status = outcome.status;
-      if (outcome.detail !== undefined) entry.detail = outcome.detail;
-    } finally {
-      entry.durationMs = performance.now() - started;
-      logRequest(deps.config.log, entry);
-    }
+      return sendError(res, err);
+    });
   };
 }
 

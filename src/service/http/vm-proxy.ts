@@ -2,12 +2,11 @@
 // port once proxy-auth.ts lets it in, with the headers of proxy-headers.ts; upgrades (WebSocket)
 // go through upgrade-tunnel.ts. One log line per request, via `proxy`, never the token.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import { ExectlError } from '../../errors.js';
 import type { ServiceDeps } from '../deps.js';
-import { logRequest, newRequestId, type RequestLogEntry } from '../request-log.js';
-import { sendError, type FunnelOutcome } from './error-funnel.js';
+import { newLogEntry, runLogged, type RequestLogEntry } from '../request-log.js';
+import { sendError } from './error-funnel.js';
 import { admitToVm, type ProxyGate } from './proxy-auth.js';
 import { proxyCredential } from './proxy-credential.js';
 import { headersToVm } from './proxy-headers.js';
@@ -60,37 +59,18 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
     };
   };
 
-  /** Runs one request's work and writes its log line, whatever happens. */
-  const logged = async (
-    entry: RequestLogEntry,
-    work: () => Promise<number>,
-    refuse: (err: unknown) => FunnelOutcome,
-  ) => {
-    const started = performance.now();
-    try {
-      entry.status = await work();
-    } catch (err) {
-      const outcome = refuse(err);
-      entry.status = outcome.status;
-      if (outcome.detail !== undefined) entry.detail = outcome.detail;
-    } finally {
-      entry.durationMs = performance.now() - started;
-      logRequest(config.log, entry);
-    }
-  };
-
   return {
     vmLabel: (req) => vmLabelFromHost(req.headers.host, config.domain),
 
     forward: (req, res, label) => {
-      const entry = logEntry('proxy', `${req.method} ${label}`);
+      const entry = newLogEntry('proxy', `${req.method} ${label}`);
       const work = async () => {
         const to = target(req, label, entry, false);
         // Asked to confirm before the body is sent: only now, once the request is let in.
         if (/^100-continue$/i.test(req.headers.expect ?? '')) res.writeContinue();
         return relayToVm(req, res, to);
       };
-      return logged(entry, work, (err) => {
+      return runLogged(config.log, entry, work, (err) => {
         if (!res.headersSent) res.setHeader('X-Request-Id', entry.requestId);
         return sendError(res, err);
       });
@@ -100,12 +80,14 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
       // A client resetting the connection must never become an unhandled error.
       socket.on('error', () => socket.destroy());
       const label = vmLabelFromHost(req.headers.host, config.domain);
-      const entry = logEntry(label === null ? 'http' : 'proxy', `${req.method} ${label ?? '-'}`);
+      const entry = newLogEntry(label === null ? 'http' : 'proxy', `${req.method} ${label ?? '-'}`);
       const work = async () => {
         if (label === null) throw upgradeRefused();
         return tunnelToVm(req, socket, head, target(req, label, entry, true));
       };
-      void logged(entry, work, (err) => refuseOnSocket(req, socket, err, entry.requestId));
+      void runLogged(config.log, entry, work, (err) =>
+        refuseOnSocket(req, socket, err, entry.requestId),
+      );
     },
   };
 }
@@ -118,8 +100,4 @@ function upgradeRefused(): ExectlError {
   return new ExectlError('bad_request', 'protocol upgrade is only available on VM addresses', {
     hint: 'send the request without an Upgrade header',
   });
-}
-
-function logEntry(via: string, path: string): RequestLogEntry {
-  return { requestId: newRequestId(), via, fingerprint: '-', path, status: 0, durationMs: 0 };
 }

@@ -1,13 +1,12 @@
 // The reflection listener's requests (SPEC §5): `/vm/<secret>/...` names one VM, whose
 // documents it reads and through whose integrations it reaches their targets.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { performance } from 'node:perf_hooks';
 import { ExectlError } from '../../errors.js';
 import { quote } from '../commands/shared/validate.js';
 import type { ServiceDeps } from '../deps.js';
 import { sendError } from '../http/error-funnel.js';
 import { forwardToIntegration } from '../integrations/forward.js';
-import { logRequest, newRequestId, type RequestLogEntry } from '../request-log.js';
+import { newLogEntry, runLogged } from '../request-log.js';
 import type { VmRecord } from '../store/index.js';
 import { fieldDocument, fieldOfPath, indexDocument, openFields } from './documents.js';
 import { forwardingIntegration } from './integration-access.js';
@@ -24,26 +23,10 @@ export type ReflectionDeps = Pick<ServiceDeps, 'store' | 'config' | 'endpoints'>
  */
 export function createReflectionHandler(deps: ReflectionDeps) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const started = performance.now();
-    const entry: RequestLogEntry = {
-      requestId: newRequestId(),
-      via: 'reflection',
-      fingerprint: '-',
-      path: '-',
-      status: 0,
-      durationMs: 0,
-    };
+    const entry = newLogEntry('reflection');
     res.setHeader('X-Request-Id', entry.requestId);
-    try {
-      entry.status = await answer(deps, req, res, (path) => (entry.path = path));
-    } catch (err) {
-      const outcome = sendError(res, err);
-      entry.status = outcome.status;
-      if (outcome.detail !== undefined) entry.detail = outcome.detail;
-    } finally {
-      entry.durationMs = performance.now() - started;
-      logRequest(deps.config.log, entry);
-    }
+    const work = () => answer(deps, req, res, (path) => (entry.path = path));
+    await runLogged(deps.config.log, entry, work, (err) => sendError(res, err));
   };
 }
 
