@@ -9,6 +9,26 @@ export interface VmExecOptions {
   onOutput(chunk: Buffer): void;
 }
 
+/** An interactive shell's terminal: the client's pty, and the bytes to and from it. */
+export interface VmShellOptions {
+  /** Size in characters and TERM, as the client asked (SSH `pty-req`). */
+  pty: { cols: number; rows: number; term: string };
+  /** Hangs the terminal up (client gone, server stopping); there is no deadline. */
+  signal: AbortSignal;
+  /** The keyboard, piped in with backpressure until the shell ends (then unpiped, paused). */
+  input: NodeJS.ReadableStream;
+  /** The screen: raw terminal output, piped with backpressure, never ended. */
+  output: NodeJS.WritableStream;
+}
+
+/** A running interactive shell in a VM. */
+export interface VmShellSession {
+  /** The client's window changed size. */
+  resize(cols: number, rows: number): void;
+  /** Its exit status; `aborted` when `signal` hung it up. Rejects when it could not start. */
+  exited: Promise<{ exitCode: number; aborted: boolean }>;
+}
+
 /**
  * What the commands need from the VM runtime, in terms of stored VM records. The
  * implementation (service/vm/) owns the sandboxes, their processes and their disks; the store
@@ -23,6 +43,8 @@ export interface VmMachines {
   remove(vm: VmRecord): Promise<void>;
   /** Runs `/bin/sh -c command` inside the VM (SPEC §4) and resolves with its exit code. */
   exec(vm: VmRecord, command: string, options: VmExecOptions): Promise<{ exitCode: number }>;
+  /** Runs an interactive shell inside the VM on a terminal of its own (`ssh <vm>`). */
+  shell(vm: VmRecord, options: VmShellOptions): VmShellSession;
 }
 
 /** Where the service's listeners actually are (ports are known only once they listen). */

@@ -16,7 +16,18 @@ import { hostnameArgv, joinArgv } from './init-launch.js';
 import { runCommand } from './run-command.js';
 import { readHostRoot, systemFolderArgs, VM_HOME } from './sandbox-args.js';
 import type { BwrapTools, SandboxIdentity } from './sandbox-identity.js';
-import type { CreateOptions, ExecOptions, ExecResult, VmRef, VmRuntime, VmSpec } from './types.js';
+import { findShellTools, shellCommand, shellEnv, sttySizeCommand } from './shell-launch.js';
+import { startShellSession } from './shell-session.js';
+import type {
+  CreateOptions,
+  ExecOptions,
+  ExecResult,
+  ShellOptions,
+  ShellSession,
+  VmRef,
+  VmRuntime,
+  VmSpec,
+} from './types.js';
 import { startVmInit, type VmInit } from './vm-init.js';
 
 export class BwrapRuntime implements VmRuntime {
@@ -48,6 +59,27 @@ export class BwrapRuntime implements VmRuntime {
     }
     const { exitCode, signal, aborted } = outcome;
     return signal === undefined ? { exitCode, aborted } : { exitCode, signal, aborted };
+  }
+
+  shell(vm: VmSpec, options: ShellOptions): ShellSession {
+    return startShellSession(async () => {
+      const tools = findShellTools();
+      const init = await this.running(vm);
+      if (init.hostname !== vm.name) await this.rename(init, vm.name);
+      const env = commandEnv(ROOT_HOME, vm.env, { ...shellEnv(options.pty), ...options.env });
+      // The resize runs inside the VM, as its root without privileges, like any command: the
+      // terminal's name came from inside, and the host's root never opens a VM's file.
+      const inVm = (command: string) => joinArgv(this.tools, this.identity, init.pid, command);
+      return {
+        launch: { argv: inVm(shellCommand(tools, options.pty)), env, cwd: '/' },
+        resizeTty: async (tty, size) => {
+          const argv = inVm(`exec ${sttySizeCommand(tools, tty, size)}`);
+          const outcome = await runCommand({ argv, env: {}, cwd: '/' }, {});
+          if (outcome.exitCode !== 0) throw new Error(`stty ended with ${outcome.exitCode}`);
+        },
+        launchFailed: (errors) => new Error(`could not enter vm "${vm.name}": ${errors}`),
+      };
+    }, options);
   }
 
   async restart(vm: VmRef): Promise<void> {

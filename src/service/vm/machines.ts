@@ -19,7 +19,7 @@ export interface RunningVmMachines extends VmMachines {
 
 /**
  * Chooses the runtime for `config.runtime` (ExectlError `usage` when bwrap is demanded but
- * cannot run) and serves stored VMs with it. A VM's disk is `<data>/vms/<id>`; its commands
+ * cannot run) and serves stored VMs with it. A VM's disk is `<data>/vms/<id>`; its commands and shells
  * get `EXECTL_REFLECTION_URL` = `<reflection listener>/vm/<reflection secret>`, read at each
  * command because the listener's address is known only once it listens.
  */
@@ -53,6 +53,7 @@ export async function startVmMachines({
     remove: (vm) => runtime.remove(spec(vm)),
     exec: (vm, command, options) =>
       runtime.exec(spec(vm), command, { ...options, env: reflection(vm) }),
+    shell: (vm, options) => runtime.shell(spec(vm), { ...options, env: reflection(vm) }),
     shutdown: () => runtime.shutdown(),
   };
 }

@@ -13,7 +13,18 @@ import { assertDiskExists, createDisk, removeDisk } from './disk.js';
 import { groupAlive, killUntilGone } from './kill-tree.js';
 import { processCwd } from './proc-table.js';
 import { runCommand, shellArgv } from './run-command.js';
-import type { CreateOptions, ExecOptions, ExecResult, VmRef, VmRuntime, VmSpec } from './types.js';
+import { findShellTools, shellCommand, shellEnv } from './shell-launch.js';
+import { startShellSession } from './shell-session.js';
+import type {
+  CreateOptions,
+  ExecOptions,
+  ExecResult,
+  ShellOptions,
+  ShellSession,
+  VmRef,
+  VmRuntime,
+  VmSpec,
+} from './types.js';
 
 export class ProcessRuntime implements VmRuntime {
   readonly kind = 'process';
@@ -36,6 +47,33 @@ export class ProcessRuntime implements VmRuntime {
     this.remember(diskDir, outcome.sessionId);
     const { exitCode, signal, aborted } = outcome;
     return signal === undefined ? { exitCode, aborted } : { exitCode, signal, aborted };
+  }
+
+  shell(vm: VmSpec, options: ShellOptions): ShellSession {
+    return startShellSession(async () => {
+      if (this.closed) throw new Error('the VM runtime is shut down');
+      const tools = findShellTools();
+      const diskDir = resolve(vm.diskDir);
+      await assertDiskExists(diskDir);
+      const callEnv = { ...shellEnv(options.pty), ...options.env };
+      const env = commandEnv({ HOME: diskDir, USER: this.user }, vm.env, callEnv);
+      return {
+        launch: { argv: shellArgv(shellCommand(tools, options.pty)), env, cwd: diskDir },
+        resizeTty: async (tty, size) => {
+          const argv: [string, ...string[]] = [tools.stty, '-F', tty, 'cols', `${size.cols}`];
+          argv.push('rows', `${size.rows}`);
+          const outcome = await runCommand({ argv, env: {}, cwd: '/' }, {});
+          if (outcome.exitCode !== 0) throw new Error(`stty ended with ${outcome.exitCode}`);
+        },
+        // `script` gave the shell a session of its own: it is the VM's too (restart, remove).
+        onReport: (report, launcherPid) => {
+          this.remember(diskDir, launcherPid);
+          this.remember(diskDir, report.pid);
+        },
+        launchFailed: (errors) =>
+          new Error(`could not start a shell in vm "${vm.name}": ${errors}`),
+      };
+    }, options);
   }
 
   async restart(vm: VmRef): Promise<void> {

@@ -53,6 +53,50 @@ export interface ExecResult {
   aborted: boolean;
 }
 
+/** The terminal of an interactive shell, as the client asked for it (SSH `pty-req`). */
+export interface PtySpec {
+  /** Size in characters; 0 (or anything that is not a sane size) leaves the size unset. */
+  readonly cols: number;
+  readonly rows: number;
+  /** The shell's TERM, e.g. `xterm-256color`; `dumb` stands in for a missing or odd one. */
+  readonly term: string;
+}
+
+/** How to run an interactive shell. */
+export interface ShellOptions {
+  /** Set last, over the VM's env, like {@link ExecOptions.env}. */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly pty: PtySpec;
+  /**
+   * Hangs the terminal up, as closing a terminal window does (client gone, server stopping):
+   * the shell and its foreground job get SIGHUP and end; what ignores it (`nohup`) lives on.
+   * There is no deadline: a shell lasts as long as its user keeps it.
+   */
+  readonly signal?: AbortSignal;
+  /**
+   * The keyboard: piped into the terminal, with backpressure, until the shell ends; then
+   * unpiped (which pauses it) and never ended. Ctrl-C and Ctrl-D are bytes for the terminal.
+   */
+  readonly input: NodeJS.ReadableStream;
+  /**
+   * The screen: the terminal's output, raw (its line discipline already made `\r\n`), piped
+   * with backpressure, never ended.
+   */
+  readonly output: NodeJS.WritableStream;
+}
+
+/** A running interactive shell. */
+export interface ShellSession {
+  /** Changes the terminal's size; the shell's foreground job gets SIGWINCH. Best effort. */
+  resize(cols: number, rows: number): void;
+  /**
+   * The shell's exit status once the terminal is gone and its output delivered; `aborted`
+   * when `signal` hung it up. Rejects when the shell could not start (the runtime is shut
+   * down, the VM cannot be entered) or `signal` was already aborted.
+   */
+  readonly exited: Promise<ExecResult>;
+}
+
 /** How to create a VM. */
 export interface CreateOptions extends ExecOptions {
   /** Run once inside the new VM with `/bin/sh -c`, like a command; `null`/absent: none. */
@@ -79,6 +123,13 @@ export interface VmRuntime {
    * it started keep running. Throws when `signal` is already aborted.
    */
   exec(vm: VmSpec, command: string, options?: ExecOptions): Promise<ExecResult>;
+  /**
+   * Runs an interactive shell in the VM on a terminal of its own (util-linux `script` makes a
+   * pty inside the VM): bash when the system has it, else `/bin/sh`, with the env of `exec`
+   * plus TERM and SHELL. Starts the sandbox like `exec`. Background jobs the shell started
+   * keep running after it exits, like any VM process.
+   */
+  shell(vm: VmSpec, options: ShellOptions): ShellSession;
   /** Kills every process of the VM and starts it afresh; the disk stays. */
   restart(vm: VmRef): Promise<void>;
   /** Kills every process of the VM and deletes its disk. */

@@ -69,6 +69,9 @@ const noMachines: VmMachines & Closable = {
   restart: () => Promise.reject(new Error('this test started no VM runtime')),
   remove: () => Promise.reject(new Error('this test started no VM runtime')),
   exec: () => Promise.reject(new Error('this test started no VM runtime')),
+  shell: () => {
+    throw new Error('this test started no VM runtime');
+  },
   shutdown: () => Promise.resolve(),
 };
 
