@@ -36,7 +36,8 @@ export interface DispatchResult {
   path: string;
   /**
    * `json`: render `data` (200). `stream`: call `start` once; the deadline still applies and
-   * `start` rejects with the `timeout` error when it passes.
+   * `start` rejects with the `timeout` error when it passes. `interactive`: start it on the
+   * client's terminal, or throw its `refusal` without one; no deadline applies to it.
    */
   output: CommandOutput;
   /** `--json` was given: SSH renders JSON instead of text (HTTP always renders JSON). */
@@ -53,7 +54,8 @@ export interface DispatchResult {
  *    `<group> --help` needs `help`, as `help <group>` does;
  * 4. parse flags and arguments; `--help` answers the command's help here, running nothing;
  *    bad arguments — 422;
- * 5. run the command under `options.deadlineMs` — 504 `command timed out after 30s`.
+ * 5. run the command under `options.deadlineMs` — 504 `command timed out after 30s` (an
+ *    interactive output is exempt once returned: see `InteractiveOutput`).
  *
  * Errors are thrown, never returned: `ExectlError`s carry their status; anything else is a bug
  * in a command and propagates unchanged for the front end's funnel (500). A NUL byte or an
@@ -111,11 +113,13 @@ export async function dispatch<Deps>(
     deadline.clear();
     throw err;
   }
-  if (output.kind === 'json') deadline.clear();
+  // Only a stream keeps the clock running. An interactive program (a shell) lasts as long as
+  // its user keeps it: 30 s would cut every session, and it ends with its terminal instead.
+  if (output.kind !== 'stream') deadline.clear();
   const custom = definition.renderText;
   return {
     path: node.path,
-    output: output.kind === 'json' ? output : underDeadline(output, deadline),
+    output: output.kind === 'stream' ? underDeadline(output, deadline) : output,
     json: parsed.json,
     textRenderer: custom === undefined ? undefined : (data) => custom.call(definition, data),
   };

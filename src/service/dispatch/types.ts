@@ -8,6 +8,7 @@
  * transport: it throws `ExectlError` (usually `commandFailed('vm "web" not found')`, 422) and
  * returns data; the front end picks the status and the rendering.
  */
+import type { ExectlError } from '../../errors.js';
 import type { CommandRegistry } from './registry.js';
 import type { FlagValues } from './flag-values.js';
 
@@ -111,7 +112,47 @@ export interface StreamOutput {
   start(sink: StreamSink): Promise<{ exitCode: number }>;
 }
 
-export type CommandOutput = JsonOutput | StreamOutput;
+/**
+ * The client's terminal, handed to an {@link InteractiveOutput} by a front end that has one
+ * (SSH with a pty). The program reads keystrokes from `input` and writes the screen to
+ * `output`, both raw bytes, with backpressure; it neither ends them nor keeps them after it
+ * ends.
+ */
+export interface Terminal {
+  /** Size in characters (0 when the client does not know) and TERM, from the pty request. */
+  readonly cols: number;
+  readonly rows: number;
+  readonly term: string;
+  readonly input: NodeJS.ReadableStream;
+  readonly output: NodeJS.WritableStream;
+  /** Ends the program: the client went away or the server is stopping. */
+  readonly signal: AbortSignal;
+}
+
+/** A program running on a {@link Terminal}. */
+export interface InteractiveSession {
+  /** The client's window changed size. */
+  resize(cols: number, rows: number): void;
+  /** Its exit code; rejects with `terminal.signal`'s reason when that ended it. */
+  readonly exited: Promise<{ exitCode: number }>;
+}
+
+/**
+ * An interactive program on the client's terminal (`ssh <vm>` without a command: a shell).
+ * The command has checked everything (the VM exists and is visible) before returning it;
+ * nothing runs until the front end calls `start` (once). A front end without a terminal
+ * (HTTP, SSH without a pty) throws `refusal` instead. No deadline applies: a shell lasts as
+ * long as its user keeps it, and `ctx.signal` no longer fires once `run` has returned, so the
+ * program must end on `terminal.signal`.
+ */
+export interface InteractiveOutput {
+  kind: 'interactive';
+  /** The 422 for a front end with no terminal to give, saying what to do instead. */
+  refusal: ExectlError;
+  start(terminal: Terminal): InteractiveSession;
+}
+
+export type CommandOutput = JsonOutput | StreamOutput | InteractiveOutput;
 
 /** One command of the tree, e.g. `ssh-key list`. */
 export interface CommandDefinition<Deps> {

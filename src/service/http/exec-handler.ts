@@ -66,6 +66,8 @@ export function createExecHandler(options: ExecHandlerOptions) {
         onResolved: (path) => (entry.path = path),
       });
       if (result.output.kind === 'stream') return sendStream(res, result.output);
+      // An interactive shell needs a terminal, which HTTP cannot give (SSH with a pty can).
+      if (result.output.kind === 'interactive') throw result.output.refusal;
       writeJson(res, 200, result.output.data, {});
       return 200;
     };

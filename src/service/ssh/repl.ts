@@ -5,6 +5,7 @@ import { LineEditor } from './line-editor.js';
 import { isLeaveCommand } from './leave-command.js';
 import { Cancellation, runCommandLine } from './run-line.js';
 import type { Interruptible, SessionContext } from './session-context.js';
+import type { ClientTerminal } from './shell-terminal.js';
 import { KeyDecoder, type Key } from './terminal-keys.js';
 
 export const PROMPT = 'exectl> ';
@@ -17,9 +18,14 @@ const MAX_TYPE_AHEAD = 65_536;
  * history (see {@link LineEditor}); each line runs through the dispatcher as one command.
  * `exit`, `quit` or Ctrl-D on an empty line end the session with status 0. Ctrl-C abandons
  * the line being typed, or cancels the running command; other keys typed while a command
- * runs are kept and replayed at the next prompt, as a shell's type-ahead.
+ * runs are kept and replayed at the next prompt, as a shell's type-ahead. `ssh <vm>` alone
+ * hands the terminal to a shell in the VM until it exits.
  */
-export function startRepl(channel: ServerChannel, ctx: SessionContext): Interruptible {
+export function startRepl(
+  channel: ServerChannel,
+  ctx: SessionContext,
+  terminal: ClientTerminal,
+): Interruptible {
   const sink = channelSink(channel, true);
   const editor = new LineEditor({
     prompt: PROMPT,
@@ -53,7 +59,7 @@ export function startRepl(channel: ServerChannel, ctx: SessionContext): Interrup
     running = controller;
     const signal = AbortSignal.any([controller.signal, ctx.shutdown]);
     ctx.track(
-      runCommandLine(ctx.env, ctx.fingerprint, line, sink, signal).then(() => {
+      runCommandLine(ctx.env, ctx.fingerprint, line, sink, signal, terminal).then(() => {
         running = undefined;
         if (closed) return;
         // Output that did not end its line (`printf hi`) must not carry the prompt.
@@ -77,6 +83,7 @@ export function startRepl(channel: ServerChannel, ctx: SessionContext): Interrup
   };
 
   channel.on('data', (chunk: Buffer) => {
+    if (terminal.inUse) return;
     for (const key of decoder.feed(chunk)) {
       if (closed) return;
       if (running === undefined) press(key);

@@ -9,6 +9,7 @@ import { renderJson, renderText } from '../dispatch/render.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import { logRequest, newRequestId } from '../request-log.js';
 import { sshPrincipal } from './principal.js';
+import type { ClientTerminal } from './shell-terminal.js';
 
 /** Where one command writes: the SSH channel's stdout and stderr. */
 export interface CommandSink {
@@ -49,6 +50,7 @@ interface Outcome {
  * Runs one command line for the key `fingerprint` exactly as /exec would — key still
  * registered (401), the key's rate-limit bucket (429), then the dispatcher — and writes the
  * answer: readable text, or JSON with `--json`; raw bytes as they come for `ssh <vm> ...`;
+ * an interactive program (`ssh <vm>` alone) on `terminal`, refused (422) without one;
  * `error: <message>` on stderr for a failure. Logs one line. Resolves with the SSH exit
  * status: 0 on success, the VM command's own status for `ssh <vm>`, the catalogue's exit code
  * for a failure, {@link INTERRUPTED_EXIT} when cancelled. Never rejects.
@@ -59,6 +61,7 @@ export async function runCommandLine(
   line: string,
   sink: CommandSink,
   signal: AbortSignal,
+  terminal?: ClientTerminal,
 ): Promise<number> {
   const started = performance.now();
   const requestId = newRequestId();
@@ -75,7 +78,7 @@ export async function runCommandLine(
       signal,
       onResolved: (resolved) => (path = resolved),
     });
-    outcome = { ...(await writeResult(result, sink)), path };
+    outcome = { ...(await writeResult(result, sink, signal, terminal)), path };
   } catch (err) {
     outcome = { ...reportFailure(err, line, sink), path };
   }
@@ -112,6 +115,8 @@ function checkLine(line: string): void {
 async function writeResult(
   result: DispatchResult,
   sink: CommandSink,
+  signal: AbortSignal,
+  terminal: ClientTerminal | undefined,
 ): Promise<Omit<Outcome, 'path'>> {
   const { output } = result;
   if (output.kind === 'json') {
@@ -120,7 +125,14 @@ async function writeResult(
     );
     return { exit: 0, status: 200 };
   }
-  const { exitCode } = await output.start({ write: (chunk) => sink.stdout(chunk) });
+  let exitCode: number;
+  if (output.kind === 'stream') {
+    ({ exitCode } = await output.start({ write: (chunk) => sink.stdout(chunk) }));
+  } else if (terminal === undefined) {
+    throw output.refusal;
+  } else {
+    ({ exitCode } = await terminal.run(output, signal));
+  }
   return { exit: exitCode, status: exitCode === 0 ? 200 : 422 };
 }
 
