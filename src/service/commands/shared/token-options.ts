@@ -2,6 +2,7 @@
 // namespaces, `--exp` and `--cmds`.
 import { commandFailed, ExectlError } from '../../../errors.js';
 import type { ServiceDeps } from '../../deps.js';
+import { isAllowed } from '../../dispatch/authorize.js';
 import type { CommandRegistry } from '../../dispatch/registry.js';
 import { quote } from './validate.js';
 
@@ -81,4 +82,32 @@ function isCommandPath<Deps>(entry: string, registry: CommandRegistry<Deps>): bo
     if (error instanceof ExectlError && error.code === 'unknown_command') return false;
     throw error;
   }
+}
+
+/**
+ * A token may not mint a wider one. A caller limited by a token (`callerCmds` not null) may
+ * only grant what its own token allows, and without `--cmds` the new token gets exactly the
+ * caller's commands (not the defaults, which may be more). SSH callers grant anything.
+ *
+ * @throws 422 `cannot grant "x": the token of this request does not allow it`.
+ */
+export function grantableCmds(
+  callerCmds: readonly string[] | null,
+  requested: string[] | undefined,
+): string[] | undefined {
+  if (callerCmds === null) return requested;
+  if (requested === undefined) return [...callerCmds];
+  for (const entry of requested) {
+    const [first = '', ...rest] = entry.split(' ');
+    const allowed =
+      first === VM_SCOPED && rest.length === 1
+        ? isAllowed(callerCmds, VM_SCOPED, rest)
+        : isAllowed(callerCmds, entry, []);
+    if (!allowed) {
+      throw commandFailed(
+        `cannot grant ${quote(entry)}: the token of this request does not allow it`,
+      );
+    }
+  }
+  return requested;
 }

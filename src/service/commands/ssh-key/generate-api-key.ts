@@ -5,7 +5,12 @@ import { serializePermissions } from '../../../token/permissions.js';
 import { json, nowSeconds, rfc3339, type ServiceCommand } from '../shared/command.js';
 import { freeKeyName } from '../shared/ssh-keys.js';
 import { textRecord } from '../shared/text-table.js';
-import { parseCmdsFlag, parseExpiry, tokenNamespace } from '../shared/token-options.js';
+import {
+  grantableCmds,
+  parseCmdsFlag,
+  parseExpiry,
+  tokenNamespace,
+} from '../shared/token-options.js';
 import { checkKeyName } from '../shared/validate.js';
 import { findVisibleVm } from '../shared/vm-access.js';
 
@@ -22,10 +27,12 @@ interface ApiKeyData {
 /**
  * `ssh-key generate-api-key [--label L] [--vm V] [--cmds a,b] [--exp 30d|never]` — a token for
  * programs. A fresh ed25519 key is made in memory, registered on the caller's account under the
- * label, signs `{"exp":...,"cmds":[...]}` (compact; no `cmds` means the defaults, no `exp` with
- * `--exp never`), and is dropped: it can never sign again, and `ssh-key remove <label>` revokes
+ * label, signs `{"exp":...,"cmds":[...]}` (compact; no `exp` with `--exp never`), and is
+ * dropped: it can never sign again, and `ssh-key remove <label>` revokes
  * the token. The answer is the svc1 handle of that svc0. Default lifetime 30 days; with `--vm`
- * the token is a VM token (`v0@<vm>.<domain>`) for a VM the caller can see.
+ * the token is a VM token (`v0@<vm>.<domain>`) for a VM the caller can see. A caller holding a
+ * token grants at most that token's commands (no `--cmds`: exactly those); over SSH, without
+ * `--cmds`, the field is left out and the defaults apply.
  */
 export const generateApiKeyCommand: ServiceCommand = {
   path: 'ssh-key generate-api-key',
@@ -43,7 +50,7 @@ export const generateApiKeyCommand: ServiceCommand = {
       name: 'cmds',
       type: 'string[]',
       description:
-        'Commands the token may run, comma-separated, repeatable (default: the defaults)',
+        "Commands the token may run, comma-separated, repeatable (default: the caller's own)",
     },
     {
       name: 'exp',
@@ -66,7 +73,10 @@ export const generateApiKeyCommand: ServiceCommand = {
     const namespace = tokenNamespace(deps, vmName);
     const now = nowSeconds(ctx);
     const exp = parseExpiry(input.flags.string('exp') ?? DEFAULT_EXP, now);
-    const cmds = parseCmdsFlag(input.flags.strings('cmds'), ctx.registry);
+    const cmds = grantableCmds(
+      principal.cmds,
+      parseCmdsFlag(input.flags.strings('cmds'), ctx.registry),
+    );
     const given = input.flags.string('label');
     const base = `api-key-${rfc3339(now).slice(0, 10)}`;
     const label =

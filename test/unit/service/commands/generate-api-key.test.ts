@@ -214,3 +214,39 @@ test('text form puts the token first', async () => {
       'expires:     never\n',
   );
 });
+
+test('a token-limited caller grants at most its own commands', async () => {
+  const narrow: User = {
+    ...ada,
+    principal: { ...ada.principal, cmds: ['ssh-key generate-api-key', 'ls', 'ssh web'] },
+  };
+  // No --cmds: exactly the caller's commands, never the (wider) defaults.
+  const own = (await fx.run(narrow, 'ssh-key generate-api-key --label narrow-1')) as ApiKey;
+  assert.deepEqual(resolveAndVerify(own).permissions.cmds, [
+    'ssh-key generate-api-key',
+    'ls',
+    'ssh web',
+  ]);
+  const subset = (await fx.run(
+    narrow,
+    "ssh-key generate-api-key --label narrow-2 --cmds 'ls,ssh web'",
+  )) as ApiKey;
+  assert.deepEqual(resolveAndVerify(subset).permissions.cmds, ['ls', 'ssh web']);
+  for (const [wider, entry] of [
+    ['rm', 'rm'],
+    ["'ls,whoami'", 'whoami'],
+    ['ssh', 'ssh'],
+    ["'ssh api'", 'ssh api'],
+  ] as const) {
+    assert.deepEqual(
+      await fx.fail(narrow, `ssh-key generate-api-key --label wider --cmds ${wider}`),
+      {
+        status: 422,
+        message: `cannot grant "${entry}": the token of this request does not allow it`,
+        body: undefined,
+      },
+      wider,
+    );
+  }
+  assert.equal(fx.store.listKeys(ada.account.id).filter((k) => k.name === 'wider').length, 0);
+});
