@@ -66,3 +66,17 @@ export interface ServiceDeps {
   /** Milliseconds since the epoch; injected so tests can move time. */
   now(): number;
 }
+
+/**
+ * The loopback ports the service itself listens on. VMs share the host's network, so a VM's
+ * address must never forward to one of them: that would hand the reflection listener (and its
+ * secrets) to anyone, or loop the proxy into itself.
+ */
+export function servicePorts(endpoints: ServiceEndpoints): Set<number> {
+  const ports = new Set<number>();
+  for (const url of [endpoints.http, endpoints.reflection]) {
+    if (url !== '') ports.add(Number(new URL(url).port || (url.startsWith('https:') ? 443 : 80)));
+  }
+  if (endpoints.ssh !== null) ports.add(endpoints.ssh.port);
+  return ports;
+}

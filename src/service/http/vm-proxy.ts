@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ExectlError } from '../../errors.js';
-import type { ServiceDeps } from '../deps.js';
+import { servicePorts, type ServiceDeps } from '../deps.js';
 import { newLogEntry, runLogged, type RequestLogEntry } from '../request-log.js';
 import { sendError } from './error-funnel.js';
 import { admitToVm, type ProxyGate } from './proxy-auth.js';
@@ -17,7 +17,7 @@ import type { TokenAuthenticator } from './token-auth.js';
 import { refuseOnSocket, tunnelToVm } from './upgrade-tunnel.js';
 
 export interface VmProxyOptions {
-  deps: Pick<ServiceDeps, 'store' | 'config'>;
+  deps: Pick<ServiceDeps, 'store' | 'config' | 'endpoints'>;
   /** The authenticator /exec uses (its verification cache serves both). */
   auth: TokenAuthenticator;
   /** The per-key buckets /exec uses; null when rate limiting is off. */
@@ -52,6 +52,14 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
     const { vm, visitor } = admitToVm(gate, label, credential.token);
     if (visitor !== null) entry.fingerprint = visitor.principal.keyFingerprint;
     const { dropAuthorization } = credential;
+    // `share port` refuses these, but a seed or an older record may still name one.
+    if (servicePorts(options.deps.endpoints).has(vm.defaultPort)) {
+      throw new ExectlError(
+        'bad_gateway',
+        `vm "${vm.name}" forwards to port ${vm.defaultPort}, one of exectl's own listeners`,
+        { hint: `choose another port with "share port ${vm.name} <port>"` },
+      );
+    }
     return {
       vmName: vm.name,
       port: vm.defaultPort,

@@ -204,6 +204,19 @@ describe('VM proxy: forwarding to the VM server (SPEC §6)', () => {
     );
   });
 
+  test("a VM record naming one of exectl's own ports is never forwarded to", async () => {
+    await f.createVm('loop');
+    const vm = f.svc.service.store.getVmByName('loop')!;
+    const reflectionPort = Number(new URL(f.svc.service.endpoints.reflection).port);
+    f.svc.service.store.setDefaultPort(vm.id, reflectionPort);
+    f.svc.service.store.setVisibility(vm.id, 'public');
+    const r = await curl(f.vmUrl('loop'), []);
+    assert.equal(r.status, 502);
+    assert.deepEqual(JSON.parse(r.body), {
+      error: `vm "loop" forwards to port ${reflectionPort}, one of exectl's own listeners`,
+    });
+  });
+
   test('one log line per proxied request, never the token', async () => {
     const before = f.svc.logs.length;
     await curl(f.vmUrl('vm1', '/logged?secret=x'), withToken(token));

@@ -1,3 +1,5 @@
+import { commandFailed } from '../../../errors.js';
+import { servicePorts } from '../../deps.js';
 import { json, type ServiceCommand } from '../shared/command.js';
 import { parsePort } from '../shared/validate.js';
 import { findOwnVm } from '../shared/vm-access.js';
@@ -9,7 +11,8 @@ interface SharePortData {
 
 /**
  * `share port <vm> [port]` — owner only. With a port (1024–65535): the VM's default port, the
- * one its public address forwards to, becomes that port. Without: shows the current one.
+ * one its public address forwards to, becomes that port (never one of the service's own
+ * listeners). Without: shows the current one.
  */
 export const sharePortCommand: ServiceCommand = {
   path: 'share port',
@@ -26,7 +29,13 @@ export const sharePortCommand: ServiceCommand = {
     const [name = '', portText] = input.args;
     const what = portText === undefined ? 'see its sharing' : 'change its sharing';
     let vm = findOwnVm(ctx, name, what);
-    if (portText !== undefined) vm = ctx.deps.store.setDefaultPort(vm.id, parsePort(portText));
+    if (portText !== undefined) {
+      const port = parsePort(portText);
+      if (servicePorts(ctx.deps.endpoints).has(port)) {
+        throw commandFailed(`port ${port} is one of exectl's own listeners: choose another`);
+      }
+      vm = ctx.deps.store.setDefaultPort(vm.id, port);
+    }
     const data: SharePortData = { vm_name: vm.name, port: vm.defaultPort };
     return json(data);
   },

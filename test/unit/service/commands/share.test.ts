@@ -112,6 +112,18 @@ test('share port shows or sets the default port (1024-65535)', async () => {
   assert.equal(fx.store.getVmByName('api')?.defaultPort, 65535);
 });
 
+test("share port refuses the service's own listeners (HTTP, SSH, reflection)", async () => {
+  // The fixture's endpoints: HTTP 7070, SSH 7022, reflection 7071.
+  for (const port of [7070, 7022, 7071]) {
+    assert.deepEqual(await fx.fail(ada, `share port api ${port}`), {
+      status: 422,
+      message: `port ${port} is one of exectl's own listeners: choose another`,
+      body: undefined,
+    });
+  }
+  assert.equal(fx.store.getVmByName('api')?.defaultPort, 65535);
+});
+
 test("another account's share show lists only its own VMs", async () => {
   const bob = fx.addUser('bob@example.com');
   fx.addVm(bob, 'bobs');
