@@ -33,6 +33,11 @@ export const ERROR_CATALOGUE = {
   unavailable: { status: 503, exit: 9 },
   /** Anything unexpected. The message shown is always just "internal error". */
   internal: { status: 500, exit: 9 },
+  /**
+   * The server cannot start as configured: an address in use, bwrap unusable, a bad seed file,
+   * a database newer than this exectl. `exectl serve` shows it; never an HTTP answer.
+   */
+  cannot_start: { status: 500, exit: 2 },
   /** Client side: wrong flags or arguments given to exectl itself. */
   usage: { status: 400, exit: 2 },
   /** Client side: a key could not be loaded or could not sign. */

@@ -26,7 +26,7 @@ export function asSeedConflict(path: string, err: unknown): unknown {
 
 /** The seed cannot be applied to this data folder as it stands. */
 export function seedConflict(path: string, problem: string): ExectlError {
-  return new ExectlError('usage', `seed ${path}: ${problem}`, {
+  return new ExectlError('cannot_start', `seed ${path}: ${problem}`, {
     hint: 'change the seed, or the data folder (exectl run ..., exectl serve accounts ...)',
   });
 }

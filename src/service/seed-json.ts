@@ -104,7 +104,7 @@ export class ObjectAt {
 /** The seed file is wrong: a usage error whose message names the JSON path. */
 export class SeedFormatError extends ExectlError {
   constructor(message: string) {
-    super('usage', message, {
+    super('cannot_start', message, {
       hint: 'fix the seed file; its format is in exectl-serve(1), section SEED FILE',
     });
     this.name = 'SeedFormatError';

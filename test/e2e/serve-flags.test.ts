@@ -147,7 +147,7 @@ describe('bad values: exit 2, one line, nothing started', () => {
     assertOneLineError(
       result,
       2,
-      `cannot listen on 127.0.0.1:${port}: EADDRINUSE — choose another address with --listen, or stop the process using it`,
+      `cannot listen on 127.0.0.1:${port}: EADDRINUSE — choose another address, or stop the process using this one`,
     );
     assert.deepEqual(await readdir(tmp), []);
     await first.stop();

@@ -61,11 +61,10 @@ export async function listenHttp(
     server.once('error', (err: NodeJS.ErrnoException) =>
       reject(
         new ExectlError(
-          'usage',
+          'cannot_start',
           `cannot listen on ${listen.host}:${listen.port}: ${err.code ?? err.message}`,
-          {
-            hint: 'choose another address with --listen, or stop the process using it',
-          },
+          // The same listener code serves --listen and --reflection-listen.
+          { hint: 'choose another address, or stop the process using this one' },
         ),
       ),
     );

@@ -46,9 +46,13 @@ export async function loadOrCreateHostKey(path: string): Promise<HostKey> {
 function describe(path: string, privateKey: string): HostKey {
   const parsed = ssh2.utils.parseKey(privateKey);
   if (parsed instanceof Error || Array.isArray(parsed) || !parsed.isPrivateKey()) {
-    throw new ExectlError('usage', `SSH host key ${path} is not an unencrypted private key`, {
-      hint: 'move the file away and a new host key is generated at the next start',
-    });
+    throw new ExectlError(
+      'cannot_start',
+      `SSH host key ${path} is not an unencrypted private key`,
+      {
+        hint: 'move the file away and a new host key is generated at the next start',
+      },
+    );
   }
   const blob = parsed.getPublicSSH();
   return {

@@ -102,10 +102,14 @@ function listen(tcp: ReturnType<typeof createServer>, at: ListenAddress): Promis
   return new Promise((resolve, reject) => {
     tcp.once('error', (err: NodeJS.ErrnoException) => {
       reject(
-        new ExectlError('usage', `cannot listen for SSH on ${at.host}:${at.port}: ${err.code}`, {
-          hint: 'choose another address with --ssh-listen, or turn SSH off with --ssh-listen off',
-          cause: err,
-        }),
+        new ExectlError(
+          'cannot_start',
+          `cannot listen for SSH on ${at.host}:${at.port}: ${err.code}`,
+          {
+            hint: 'choose another address with --ssh-listen, or turn SSH off with --ssh-listen off',
+            cause: err,
+          },
+        ),
       );
     });
     tcp.listen(at.port, at.host, () => resolve());

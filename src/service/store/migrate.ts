@@ -13,7 +13,7 @@ export function migrate(db: Database, migrations: readonly Migration[] = MIGRATI
   const current = userVersion(db);
   if (current > latest) {
     throw new ExectlError(
-      'internal',
+      'cannot_start',
       `the database has schema version ${current}, newer than this exectl knows (${latest})`,
       { hint: 'upgrade exectl, or use another --data folder' },
     );

@@ -13,7 +13,7 @@ export function createRuntime(kind: RuntimeKind): VmRuntime {
   const tools = findBwrapTools();
   if ('missing' in tools) {
     throw new ExectlError(
-      'usage',
+      'cannot_start',
       `the bwrap runtime cannot run here: ${tools.missing} is not installed`,
     );
   }

@@ -21,7 +21,7 @@ export async function detectRuntime(choice: RuntimeChoice): Promise<DetectedRunt
   const problem = await bwrapProblem();
   if (problem === undefined) return { kind: 'bwrap' };
   if (choice === 'bwrap') {
-    throw new ExectlError('usage', `the bwrap runtime cannot run here: ${problem}`, {
+    throw new ExectlError('cannot_start', `the bwrap runtime cannot run here: ${problem}`, {
       hint: 'install bubblewrap and allow user namespaces, or choose --runtime process',
     });
   }

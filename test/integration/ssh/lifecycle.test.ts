@@ -68,7 +68,7 @@ test('start: a port already taken is a clear usage error', async () => {
     }),
     (err: unknown) => {
       assert.ok(err instanceof ExectlError);
-      assert.equal(err.code, 'usage');
+      assert.equal(err.code, 'cannot_start');
       assert.equal(err.message, `cannot listen for SSH on 127.0.0.1:${port}: EADDRINUSE`);
       return true;
     },

@@ -42,7 +42,7 @@ test('where no sandbox can start: auto falls back with a reason, bwrap is a usag
     auto.reason,
     /^bubblewrap cannot run here \(.+\); VM commands run as plain processes, without isolation$/,
   );
-  assert.equal(refused.code, 'usage');
+  assert.equal(refused.code, 'cannot_start');
   assert.equal(refused.exit, 2);
   assert.match(refused.message, /^the bwrap runtime cannot run here: .+/);
   assert.equal(

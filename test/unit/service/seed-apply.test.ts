@@ -244,7 +244,7 @@ describe('refusals name the seed entry', () => {
     await assert.rejects(
       apply(target, JSON.stringify({ accounts })),
       (err: Error & { code?: string }) => {
-        assert.deepEqual([err.code, err.message], ['usage', message]);
+        assert.deepEqual([err.code, err.message], ['cannot_start', message]);
         return true;
       },
     );

@@ -253,7 +253,7 @@ describe('refusals name the JSON path', () => {
         () => parseSeed(text),
         (err: unknown) => {
           assert.ok(err instanceof SeedFormatError);
-          assert.deepEqual([err.code, err.message], ['usage', message]);
+          assert.deepEqual([err.code, err.message], ['cannot_start', message]);
           return true;
         },
       );

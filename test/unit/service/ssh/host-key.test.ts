@@ -40,7 +40,7 @@ test('host key: a file that is not a private key is a clear error, not replaced'
   await writeFile(path, 'not a key\n');
   await assert.rejects(loadOrCreateHostKey(path), (err: unknown) => {
     assert.ok(err instanceof ExectlError);
-    assert.equal(err.code, 'usage');
+    assert.equal(err.code, 'cannot_start');
     assert.equal(err.message, `SSH host key ${path} is not an unencrypted private key`);
     return true;
   });

@@ -57,7 +57,7 @@ describe('openStore', () => {
     db.close();
     assert.throws(() => openStore(path), {
       name: 'ExectlError',
-      code: 'internal',
+      code: 'cannot_start',
       message: `the database has schema version ${MIGRATIONS.length + 1}, newer than this exectl knows (${MIGRATIONS.length})`,
       hint: 'upgrade exectl, or use another --data folder',
     });
