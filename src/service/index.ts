@@ -5,12 +5,13 @@ import { buildRegistry } from './commands/index.js';
 import type { ServiceConfig } from './config.js';
 import type { ServiceDeps, ServiceEndpoints } from './deps.js';
 import { createExecHandler } from './http/exec-handler.js';
-import { writeJson } from './http/error-funnel.js';
+import { sendError } from './http/error-funnel.js';
 import { listenHttp, type HttpListener } from './http/http-server.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { TokenAuthenticator } from './http/token-auth.js';
 import { createVmProxy } from './http/vm-proxy.js';
 import { startReflectionListener } from './reflection/index.js';
+import { newLogEntry, runLogged } from './request-log.js';
 import { startSshFrontEnd } from './ssh/index.js';
 import { openStore, type Store } from './store/index.js';
 import { startVmMachines, type RunningVmMachines } from './vm/index.js';
@@ -38,15 +39,18 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
   const store = openStore(join(config.dataDir, 'exectl.db'));
   const shutdown = new AbortController();
   const closers: (() => Promise<void> | void)[] = [() => store.close()];
-  const close = async () => {
-    shutdown.abort(
-      new ExectlError('unavailable', 'server is shutting down', {
-        hint: 'run the command again once the server is back',
-      }),
-    );
-    // Listeners first (no new work), then VM processes, then the database last.
-    for (const closeOne of closers.reverse()) await closeOne();
-  };
+  let closing: Promise<void> | undefined;
+  // Once only, however often it is called: listeners first (no new work), then VM processes,
+  // then the database last.
+  const close = () =>
+    (closing ??= (async () => {
+      shutdown.abort(
+        new ExectlError('unavailable', 'server is shutting down', {
+          hint: 'run the command again once the server is back',
+        }),
+      );
+      for (const closeOne of [...closers].reverse()) await closeOne();
+    })());
 
   try {
     const endpoints: ServiceEndpoints = { http: '', ssh: null, reflection: '' };
@@ -70,6 +74,18 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
       shutdown: shutdown.signal,
     });
     const proxy = createVmProxy({ deps, auth, rateLimiter });
+    // Any other path of the listener: one log line like every request, answered by the funnel.
+    const notFound = (req: IncomingMessage, res: ServerResponse) =>
+      runLogged(
+        config.log,
+        newLogEntry('http', `${req.method} ${(req.url ?? '/').split('?')[0]}`),
+        async () => {
+          throw new ExectlError('not_found', 'not found', {
+            hint: 'commands go to POST /exec',
+          });
+        },
+        (err) => sendError(res, err),
+      );
 
     const route = async (req: IncomingMessage, res: ServerResponse) => {
       // `Host: <vm>.<domain>` is the VM's address, whatever the path (SPEC §6).
@@ -77,7 +93,7 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
       if (vm !== null) return proxy.forward(req, res, vm);
       const path = (req.url ?? '/').split('?')[0];
       if (path === '/exec') return exec(req, res);
-      writeJson(res, 404, { error: 'not found' }, {});
+      return notFound(req, res);
     };
     const http: HttpListener = await listenHttp(config.listen, config.tls, route, proxy.upgrade);
     closers.push(() => http.close());

@@ -161,6 +161,16 @@ describe('POST /exec statuses (SPEC §2)', () => {
     assertError(chunked, 413, 'request body exceeds 65536 bytes');
   });
 
+  test('any other path answers 404 through the funnel, with its log line', async () => {
+    const before = svc.logs.length;
+    assertError(await curl(`${svc.url}/`, []), 404, 'not found');
+    assertError(await curl(`${svc.url}/exec/more?x=1`, ['-d', 'ls']), 404, 'not found');
+    const lines = svc.logs.slice(before);
+    assert.equal(lines.length, 2);
+    assert.match(lines[0]!, / via=http key=- cmd="GET \/" status=404 /);
+    assert.match(lines[1]!, / via=http key=- cmd="POST \/exec\/more" status=404 /);
+  });
+
   test('the request log never holds a token or its signature', () => {
     const logs = svc.logs.join('\n');
     assert.ok(svc.logs.length > 10);
