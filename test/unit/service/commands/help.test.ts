@@ -150,7 +150,7 @@ test('exact help of ssh-key generate-api-key', async () => {
         type: 'string[]',
         default: [],
         description:
-          'Commands the token may run, comma-separated, repeatable (default: the defaults)',
+          "Commands the token may run, comma-separated, repeatable (default: the caller's own)",
       },
       {
         name: '--exp',
