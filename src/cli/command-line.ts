@@ -3,6 +3,7 @@
 // connection failure. The service's catalogue (src/command-catalog.ts) answers both.
 import { catalogPathOf } from '../command-catalog.js';
 import { ExectlError } from '../errors.js';
+import { DEFAULT_CMDS } from '../token/permissions.js';
 import { joinWords } from './shell-quote.js';
 
 /** A command line ready to post, with what the client knows about it. */
@@ -18,7 +19,16 @@ export interface PreparedLine {
   path: string | undefined;
   /** Safe to send again after a connection failure: it changes nothing on the server. */
   repeatable: boolean;
+  /**
+   * Commands a minted token must allow besides `scope`, because the command hands them on:
+   * `ssh-key generate-api-key` makes a token no wider than the one calling it, so the request
+   * token carries the `--cmds` asked for (or the default commands). Absent: none.
+   */
+  grants?: readonly string[];
 }
+
+/** The command that hands on its caller's commands (SPEC §3; service: token-options.ts). */
+const GRANTING_PATH = 'ssh-key generate-api-key';
 
 /** Words that may spell a command path: what the service's lexer leaves unchanged. */
 const PLAIN_WORD = /^[^\s'"\\]+$/;
@@ -50,7 +60,19 @@ export function prepareLine(line: string, words: readonly string[]): PreparedLin
     scope: scopeOf(entry?.path, words),
     path: entry?.path,
     repeatable: entry !== undefined && (!entry.mutates || helpRequested(entry.path, words)),
+    ...(entry?.path === GRANTING_PATH ? { grants: grantsAskedFor(words) } : {}),
   };
+}
+
+/** The `--cmds` values of a generate-api-key line (`--cmds a,b`, `--cmds=a,b`), else the defaults. */
+function grantsAskedFor(words: readonly string[]): readonly string[] {
+  const values: string[] = [];
+  words.forEach((word, i) => {
+    if (word === '--cmds' && words[i + 1] !== undefined) values.push(words[i + 1]!);
+    else if (word.startsWith('--cmds=')) values.push(word.slice('--cmds='.length));
+  });
+  const cmds = values.flatMap((v) => v.split(',')).map((c) => c.trim());
+  return values.length === 0 ? DEFAULT_CMDS : cmds.filter((c) => c !== '');
 }
 
 /**

@@ -13,9 +13,17 @@ import { homeDir, loadConfigFile, type Settings } from './settings.js';
 /** How long a token minted for one request lives. */
 export const REQUEST_TOKEN_LIFETIME_SECONDS = 5 * 60;
 
-/** The permissions of a token for one request: `{"exp":<now + 5 min>,"cmds":[scope]}`. */
-export function requestTokenPayload(scope: string, nowSeconds: number): string {
-  return serializePermissions({ exp: nowSeconds + REQUEST_TOKEN_LIFETIME_SECONDS, cmds: [scope] });
+/**
+ * The permissions of a token for one request: `{"exp":<now + 5 min>,"cmds":[scope, ...grants]}`.
+ * `grants` are what the command itself hands on (see PreparedLine.grants); usually none.
+ */
+export function requestTokenPayload(
+  scope: string,
+  nowSeconds: number,
+  grants: readonly string[] = [],
+): string {
+  const cmds = [...new Set([scope, ...grants])];
+  return serializePermissions({ exp: nowSeconds + REQUEST_TOKEN_LIFETIME_SECONDS, cmds });
 }
 
 /** Mints the token of one request: {@link requestTokenPayload} signed for `namespace`. */
@@ -23,9 +31,11 @@ export function mintRequestToken(opts: {
   signer: Signer;
   namespace: string;
   scope: string;
+  grants?: readonly string[];
   nowSeconds: number;
 }): Promise<string> {
-  return mintSvc0(requestTokenPayload(opts.scope, opts.nowSeconds), opts.signer, opts.namespace);
+  const payload = requestTokenPayload(opts.scope, opts.nowSeconds, opts.grants);
+  return mintSvc0(payload, opts.signer, opts.namespace);
 }
 
 /** The signing key the settings choose (SPEC §1.4 order), asking a passphrase when needed. */
@@ -54,7 +64,8 @@ export function configuredToken(
 
 /**
  * The token to send: the configured one, else one minted with the settings' key that allows
- * exactly `scope` (undefined `scope`: the command line does not say which command it runs).
+ * exactly `scope` (undefined `scope`: the command line does not say which command it runs),
+ * plus the `grants` the command hands on.
  *
  * @throws ExectlError `usage` when a token must be minted but `scope` is unknown; `key_error`
  *   when no key can sign.
@@ -64,6 +75,7 @@ export async function requestToken(
   settings: Settings,
   flag: string | undefined,
   scope: string | undefined,
+  grants: readonly string[] = [],
 ): Promise<string> {
   const configured = configuredToken(ctx, settings, flag);
   if (configured !== undefined) return configured;
@@ -76,6 +88,7 @@ export async function requestToken(
     signer: await settingsSigner(ctx, settings),
     namespace: settings.namespace,
     scope,
+    grants,
     nowSeconds: ctx.clock.nowSeconds(),
   });
 }

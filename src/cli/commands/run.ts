@@ -33,7 +33,7 @@ export async function runRun(
 ): Promise<CommandOutcome> {
   const prepared = prepareRunLine(args);
   const settings = ctx.settings({ key: options.key });
-  const token = await requestToken(ctx, settings, options.token, prepared.scope);
+  const token = await requestToken(ctx, settings, options.token, prepared.scope, prepared.grants);
   const pretty = ctx.stdout.isTTY === true && options.json !== true && options.raw !== true;
   const spinner = startSpinner(ctx, `exectl run ${prepared.path ?? prepared.scope ?? ''}`);
   let response: ExecResponse;

@@ -10,6 +10,7 @@ import {
   type PreparedLine,
 } from '../../../src/cli/command-line.js';
 import { COMMAND_CATALOG } from '../../../src/command-catalog.js';
+import { DEFAULT_CMDS } from '../../../src/token/permissions.js';
 import { lexCommandLine } from '../../../src/shell-words.js';
 
 test('prepareRunLine: one argument is the line; several are quoted words', () => {
@@ -32,6 +33,26 @@ test('prepareRunLine: one argument is the line; several are quoted words', () =>
       { line: "comment web 'hi there'", scope: 'comment', path: 'comment', repeatable: false },
     ],
     [['ls', '-l'], { line: 'ls -l', scope: 'ls', path: 'ls', repeatable: true }],
+    [
+      ['ssh-key generate-api-key --cmds ls,whoami --cmds=ssh-key'],
+      {
+        line: 'ssh-key generate-api-key --cmds ls,whoami --cmds=ssh-key',
+        scope: 'ssh-key generate-api-key',
+        path: 'ssh-key generate-api-key',
+        repeatable: false,
+        grants: ['ls', 'whoami', 'ssh-key'],
+      },
+    ],
+    [
+      ['ssh-key', 'generate-api-key', '--exp', '30d'],
+      {
+        line: 'ssh-key generate-api-key --exp 30d',
+        scope: 'ssh-key generate-api-key',
+        path: 'ssh-key generate-api-key',
+        repeatable: false,
+        grants: DEFAULT_CMDS,
+      },
+    ],
     [
       ['team', 'add', 'a@b.c'],
       { line: 'team add a@b.c', scope: 'team add', path: 'team add', repeatable: false },
