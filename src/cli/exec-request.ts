@@ -50,12 +50,18 @@ export async function sendExec(ctx: CliContext, request: ExecRequest): Promise<E
       await sleep(delayMs);
       continue;
     }
-    if (response.status !== 429 || last) return response;
+    // A server asking for a long wait gets its 429 answered now (exit 6), not a silent hang.
+    if (response.status !== 429 || last || retryAfterSeconds(response) > MAX_RETRY_AFTER_SECONDS) {
+      return response;
+    }
     const delayMs = retryAfterSeconds(response) * 1000;
     notice(ctx, 'rate limited', delayMs, attempt + 1);
     await sleep(delayMs);
   }
 }
+
+/** The longest `Retry-After` waited out; a longer one ends the command with the 429. */
+const MAX_RETRY_AFTER_SECONDS = 60;
 
 function isUnreachable(err: unknown): err is ExectlError {
   return err instanceof ExectlError && err.code === 'unreachable';

@@ -58,6 +58,11 @@ const CONNECT_FAILURES: Readonly<Record<string, string>> = {
 const TLS_FAILURE =
   /^(CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_|ERR_TLS_|ERR_SSL_)/;
 
+/** `https://user:secret@host/` → `https://host/`: a password must never reach an error line. */
+export function withoutCredentials(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, '$1');
+}
+
 /**
  * Sends one request to `url` on a connection of its own (closed before returning, so a retry
  * never reuses a broken socket and the process never waits on an idle one).
@@ -93,7 +98,7 @@ export async function callHttp(
     }
     return { ...head, body: Buffer.concat(chunks), trailers: flattenHeaders(response.trailers) };
   } catch (err) {
-    throw networkError(err, shownUrl, options) ?? err;
+    throw networkError(err, withoutCredentials(shownUrl), options) ?? err;
   } finally {
     await agent.destroy();
   }

@@ -61,6 +61,27 @@ describe('429', () => {
   });
 });
 
+describe('429 asking for a long wait', () => {
+  let patient: Loopback;
+  before(async () => {
+    patient = await startLoopback((res) =>
+      answerJson(res, 429, { error: 'rate limit exceeded' }, { 'Retry-After': '3600' }),
+    );
+  });
+  after(() => patient.close());
+
+  test('is answered at once, not waited out for an hour', async () => {
+    const { ctx } = capturedContext();
+    const response = await sendExec(ctx, {
+      url: patient.url,
+      token: TOKEN,
+      prepared: prepareRunLine(['ls']),
+    });
+    assert.equal(response.status, 429);
+    assert.equal(patient.requests.length, 1);
+  });
+});
+
 describe('connection reset after the request was read', () => {
   let url: string;
   let count = 0;

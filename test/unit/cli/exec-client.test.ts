@@ -180,6 +180,17 @@ describe('network failures are `unreachable` (exit 8)', () => {
     });
   });
 
+  test('credentials in --url never reach the message', async () => {
+    const closed = await resettingServer();
+    await closed.close();
+    const withPassword = closed.url.replace('http://', 'http://ada:s3cret@');
+    await assert.rejects(postExec(withPassword, TOKEN, 'ls'), (err: unknown) => {
+      assert.ok(err instanceof ExectlError);
+      assert.equal(err.message, `cannot reach ${closed.url}: connection refused`);
+      return true;
+    });
+  });
+
   test('unknown host: cannot reach <url>: host not found', async () => {
     const url = 'http://no-such-host.invalid:7070';
     await assert.rejects(postExec(url, TOKEN, 'ls'), {
