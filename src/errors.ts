@@ -1,7 +1,8 @@
 /**
  * The one catalogue of error codes. Every failure that reaches a user is an {@link ExectlError}
  * carrying one of these codes; the code alone decides the HTTP status (in the service's error
- * funnel) and the process exit code (in `cli/main.ts`). Nothing else maps errors to numbers.
+ * funnel) and the process exit code (in `cli/main.ts`). The client turns a status it receives
+ * back into one of these codes (`cli/exec-errors.ts`), so the exit code still comes from here.
  */
 export const ERROR_CATALOGUE = {
   /** Wrong HTTP method on /exec. */
@@ -94,16 +95,6 @@ export class ExectlError extends Error {
   get exitCode(): number {
     return ERROR_CATALOGUE[this.code].exit;
   }
-}
-
-/**
- * The exit code that belongs to an HTTP status received from a server (§8 exit-code table).
- * The catalogue lists the server-side codes first, so the first match is the right one.
- */
-export function exitCodeForStatus(status: number): number {
-  const entry = Object.values(ERROR_CATALOGUE).find((e) => e.status === status);
-  if (entry) return entry.exit;
-  return status >= 500 ? ERROR_CATALOGUE.internal.exit : ERROR_CATALOGUE.bad_request.exit;
 }
 
 /** Shorthand for the most common command failure: 422 with one clear sentence. */
