@@ -1,7 +1,7 @@
 // The zsh completion script, usable from $fpath as `_exectl` and sourced directly. It finds the
 // command the way the bash script does, then offers descriptions with `_describe`.
 import { commandKey, plainWords } from './completion-bash.js';
-import { flagNames, type CompletionFlag, type CompletionModel } from './completion-model.js';
+import type { CompletionFlag, CompletionModel } from './completion-model.js';
 
 /** `text` inside single quotes for zsh. */
 function quoted(text: string): string {

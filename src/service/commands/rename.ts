@@ -1,5 +1,4 @@
 import { json, type ServiceCommand } from './shared/command.js';
-import { textRecord } from './shared/text-table.js';
 import { checkVmName } from './shared/validate.js';
 import { findOwnVm } from './shared/vm-access.js';
 
