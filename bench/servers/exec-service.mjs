@@ -16,7 +16,6 @@ const service = await createService({
   tls: null,
   runtime: options.runtime ?? 'process',
   rateLimit: null,
-  logLevel: 'info',
   log: () => {},
   commandDeadlineMs: 30_000,
 });

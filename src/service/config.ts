@@ -6,10 +6,14 @@ export interface ListenAddress {
   port: number;
 }
 
-/** Receives one finished log line; the service never writes to the console itself. */
-export type LogSink = (line: string) => void;
-
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/**
+ * Receives one finished log line and its level; the service never writes to the console
+ * itself, and the sink (the CLI) decides what to show. Request lines are `info`, or `error`
+ * for a 500; problems outside a request are `warn` or `error`.
+ */
+export type LogSink = (line: string, level?: LogLevel) => void;
 
 /** Everything `createService` needs; the CLI builds it from flags, env and defaults. */
 export interface ServiceConfig {
@@ -24,7 +28,6 @@ export interface ServiceConfig {
   runtime: 'auto' | 'bwrap' | 'process';
   /** null disables rate limiting (`--rate-limit 0`). */
   rateLimit: RateLimit | null;
-  logLevel: LogLevel;
   log: LogSink;
   /** Per-command deadline (SPEC §2: 30 s). Tests shorten it. */
   commandDeadlineMs: number;

@@ -39,7 +39,6 @@ export async function startTestService(
     tls: null,
     runtime: 'process',
     rateLimit: null,
-    logLevel: 'info',
     log: (line) => logs.push(line),
     commandDeadlineMs: 30_000,
     ...overrides,

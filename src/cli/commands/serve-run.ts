@@ -2,7 +2,7 @@
 // the data folder, start the service, apply the seed, bootstrap the owner, show the banner,
 // then wait for SIGINT/SIGTERM and stop cleanly.
 import { ExectlError } from '../../errors.js';
-import { DEFAULTS, type ServiceConfig } from '../../service/config.js';
+import { DEFAULTS, type LogLevel, type ServiceConfig } from '../../service/config.js';
 import { createService, type RunningService } from '../../service/index.js';
 import { applySeed } from '../../service/seed.js';
 import { parseSeed, type Seed } from '../../service/seed-parse.js';
@@ -110,14 +110,16 @@ async function start(
   );
 }
 
+/** From the most to the least verbose; `--log-level` shows its own level and those after it. */
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+
 function serviceConfig(
   ctx: CliContext,
   settings: ServeSettings,
   dataDir: string,
   tls: ServiceConfig['tls'],
 ): ServiceConfig {
-  // Request lines are info: shown at debug and info, hidden at warn and error.
-  const showRequests = settings.logLevel === 'debug' || settings.logLevel === 'info';
+  const threshold = LOG_LEVELS.indexOf(settings.logLevel);
   return {
     listen: settings.listen,
     sshListen: settings.sshListen,
@@ -127,9 +129,8 @@ function serviceConfig(
     tls,
     runtime: settings.runtime,
     rateLimit: settings.rateLimit,
-    logLevel: settings.logLevel,
-    log: (line) => {
-      if (showRequests) ctx.stderr.write(`${line}\n`);
+    log: (line, level = 'info') => {
+      if (LOG_LEVELS.indexOf(level) >= threshold) ctx.stderr.write(`${line}\n`);
     },
     commandDeadlineMs: DEFAULTS.commandDeadlineMs,
   };

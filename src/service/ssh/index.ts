@@ -75,7 +75,7 @@ export async function startSshFrontEnd(options: SshFrontEndOptions): Promise<Ssh
     ssh.injectSocket(socket);
   });
   await listen(tcp, options.listen);
-  tcp.on('error', (err) => options.log(`ssh listener error: ${err.message}`));
+  tcp.on('error', (err) => options.log(`ssh listener error: ${err.message}`, 'error'));
   const { address, port } = tcp.address() as AddressInfo;
 
   let closing: Promise<void> | undefined;

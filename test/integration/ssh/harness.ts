@@ -88,7 +88,6 @@ export async function startSshHarness(options: HarnessOptions): Promise<SshHarne
     runtime: 'auto',
     rateLimit:
       options.rateLimit === undefined ? { capacity: 60, refillMs: 60_000 } : options.rateLimit,
-    logLevel: 'info',
     log: (line) => logs.push(line),
     commandDeadlineMs: options.commandDeadlineMs ?? 30_000,
   };

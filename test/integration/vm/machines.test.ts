@@ -35,7 +35,6 @@ for (const kind of ['bwrap', 'process'] satisfies RuntimeKind[]) {
         tls: null,
         runtime: kind,
         rateLimit: null,
-        logLevel: 'info',
         log: () => {},
         commandDeadlineMs: 30_000,
       };

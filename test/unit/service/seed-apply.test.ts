@@ -34,7 +34,6 @@ async function openTarget(
     tls: null,
     runtime: 'process',
     rateLimit: null,
-    logLevel: 'info',
     log: () => {},
     commandDeadlineMs: 30_000,
   };

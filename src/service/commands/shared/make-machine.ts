@@ -22,7 +22,7 @@ export async function makeMachineOrDiscard(
       await machines.remove(vm);
       store.deleteVm(vm.id);
     } catch (cleanup) {
-      log(`removing the machine of failed vm "${vm.name}" failed: ${String(cleanup)}`);
+      log(`removing the machine of failed vm "${vm.name}" failed: ${String(cleanup)}`, 'warn');
     }
     throw error;
   }

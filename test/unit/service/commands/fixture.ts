@@ -76,7 +76,6 @@ export async function openCommandFixture(options: FixtureOptions = {}): Promise<
     tls: null,
     runtime: 'process',
     rateLimit: null,
-    logLevel: 'info',
     log: () => {},
     commandDeadlineMs: 30_000,
     ...options.config,
