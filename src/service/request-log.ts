@@ -40,9 +40,8 @@ export function logRequest(log: LogSink, entry: RequestLogEntry, now: Date = new
     `status=${entry.status}`,
     `ms=${entry.durationMs.toFixed(1)}`,
   ];
-  log(
-    fields.join(' ') + (entry.detail === undefined ? '' : ` error=${JSON.stringify(entry.detail)}`),
-  );
+  const detail = entry.detail === undefined ? '' : ` error=${JSON.stringify(entry.detail)}`;
+  log(fields.join(' ') + detail, entry.status >= 500 ? 'error' : 'info');
 }
 
 /** A fresh log entry for one request; the front end fills in what it learns. */

@@ -70,8 +70,8 @@ export const newCommand: ServiceCommand = {
     return json(
       vmSummary(
         ctx.deps,
-        await makeMachineOrDiscard(ctx.deps, vm, ctx.signal, (line) =>
-          ctx.deps.config.log(`req=${ctx.requestId} new: ${line}`),
+        await makeMachineOrDiscard(ctx.deps, vm, ctx.signal, (line, level) =>
+          ctx.deps.config.log(`req=${ctx.requestId} new: ${line}`, level),
         ),
       ),
     );
