@@ -7,7 +7,7 @@ import { DEFAULTS } from '../config.js';
 import { newLogEntry, runLogged } from '../request-log.js';
 import { sendError, writeJson } from './error-funnel.js';
 import { sendStream } from './exec-stream.js';
-import type { RateLimiter } from './rate-limit.js';
+import { takeOrRefuse, type RateLimiter } from './rate-limit.js';
 import { readBody } from './read-body.js';
 import { bearerToken, type TokenAuthenticator } from './token-auth.js';
 
@@ -52,12 +52,7 @@ export function createExecHandler(options: ExecHandlerOptions) {
         auth.authenticate(bearerToken(req.headers.authorization), namespace),
       );
       entry.fingerprint = caller.principal.keyFingerprint;
-      const decision = rateLimiter?.take(caller.principal.keyFingerprint);
-      if (decision !== undefined && !decision.allowed) {
-        throw new ExectlError('rate_limited', 'rate limit exceeded', {
-          headers: { 'Retry-After': String(decision.retryAfterSeconds) },
-        });
-      }
+      takeOrRefuse(rateLimiter, caller.principal.keyFingerprint);
       const line = commandLine(await readBody(req, res, DEFAULTS.bodyLimit));
       const result = await dispatch(registry, line, caller.principal, deps, {
         deadlineMs: deps.config.commandDeadlineMs,

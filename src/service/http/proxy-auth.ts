@@ -5,7 +5,7 @@ import { TokenError } from '../../token/errors.js';
 import { sameEmail } from '../commands/shared/validate.js';
 import type { Principal } from '../dispatch/types.js';
 import type { Store, VmRecord } from '../store/index.js';
-import type { RateLimiter } from './rate-limit.js';
+import { takeOrRefuse, type RateLimiter } from './rate-limit.js';
 import type { TokenAuthenticator, TokenCaller } from './token-auth.js';
 
 /** What the proxy checks a request with; wired by the composition root. */
@@ -82,12 +82,7 @@ function verifiedVisitor(
     if (isPublic && err instanceof ExectlError && err.code === 'unauthorized') return null;
     throw err;
   }
-  const decision = gate.rateLimiter?.take(visitor.principal.keyFingerprint);
-  if (decision !== undefined && !decision.allowed) {
-    throw new ExectlError('rate_limited', 'rate limit exceeded', {
-      headers: { 'Retry-After': String(decision.retryAfterSeconds) },
-    });
-  }
+  takeOrRefuse(gate.rateLimiter, visitor.principal.keyFingerprint);
   return visitor;
 }
 

@@ -1,3 +1,5 @@
+import { ExectlError } from '../../errors.js';
+
 /**
  * Per-key token buckets (SPEC §2): each key holds at most `capacity` requests and regains
  * `capacity` over `refillMs`, continuously. A bucket that has refilled completely is forgotten,
@@ -55,6 +57,19 @@ export class RateLimiter {
   }
 }
 
+/**
+ * Takes one request from `key`'s bucket (no limiter: no limit), or throws SPEC §2's 429 with
+ * its `Retry-After`. Shared by /exec, the SSH front end and the VM proxy: one bucket per key.
+ */
+export function takeOrRefuse(limiter: RateLimiter | null, key: string): void {
+  const decision = limiter?.take(key) ?? { allowed: true };
+  if (decision.allowed) return;
+  throw new ExectlError('rate_limited', 'rate limit exceeded', {
+    headers: { 'Retry-After': String(decision.retryAfterSeconds) },
+    hint: `wait ${decision.retryAfterSeconds}s before the next request`,
+  });
+}
+
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /**
@@ -68,7 +83,11 @@ export function parseRateLimit(text: string): RateLimit | null | { error: string
     return { error: `invalid rate limit "${text}": expected N/DURATION such as 60/60s, or 0` };
   const capacity = Number(m[1]);
   const refillMs = Number(m[2]) * UNIT_MS[m[3]!]!;
-  if (capacity === 0) return null;
+  if (capacity === 0) {
+    return {
+      error: `invalid rate limit "${text}": a bucket of 0 refuses everything; use 0 alone to turn the limit off`,
+    };
+  }
   if (refillMs === 0)
     return { error: `invalid rate limit "${text}": the duration must be positive` };
   return { capacity, refillMs };

@@ -6,7 +6,7 @@ import { dispatch, type DispatchResult } from '../dispatch/dispatcher.js';
 import { lexCommandLine } from '../../shell-words.js';
 import type { CommandRegistry } from '../dispatch/registry.js';
 import { renderJson, renderText } from '../dispatch/render.js';
-import type { RateLimiter } from '../http/rate-limit.js';
+import { takeOrRefuse, type RateLimiter } from '../http/rate-limit.js';
 import { logRequest, newRequestId } from '../request-log.js';
 import { sshPrincipal } from './principal.js';
 import type { ClientTerminal } from './shell-terminal.js';
@@ -70,7 +70,7 @@ export async function runCommandLine(
   try {
     const principal = sshPrincipal(env.deps.store, fingerprint);
     env.deps.store.recordKeyUse(fingerprint);
-    takeFromBucket(env.rateLimiter, fingerprint);
+    takeOrRefuse(env.rateLimiter, fingerprint);
     checkLine(line);
     const result = await dispatch(env.registry, line, principal, env.deps, {
       deadlineMs: env.deps.config.commandDeadlineMs,
@@ -92,14 +92,6 @@ export async function runCommandLine(
     ...(outcome.detail === undefined ? {} : { detail: outcome.detail }),
   });
   return outcome.exit;
-}
-
-function takeFromBucket(limiter: RateLimiter | null, fingerprint: string): void {
-  const decision = limiter?.take(fingerprint) ?? { allowed: true };
-  if (decision.allowed) return;
-  throw new ExectlError('rate_limited', 'rate limit exceeded', {
-    hint: `wait ${decision.retryAfterSeconds}s before the next command`,
-  });
 }
 
 /** The front end's own checks of SPEC §2, worded for a command line instead of a body. */

@@ -1,6 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RateLimiter, parseRateLimit } from '../../../../src/service/http/rate-limit.js';
+import {
+  RateLimiter,
+  parseRateLimit,
+  takeOrRefuse,
+} from '../../../../src/service/http/rate-limit.js';
 
 function clock(start = 1_000_000) {
   let now = start;
@@ -18,6 +22,19 @@ test('the default 60/60s allows a burst of 60, then one more each second', () =>
   c.advance(1);
   assert.deepEqual(limiter.take('k'), { allowed: true });
   assert.equal(limiter.take('k').allowed, false);
+});
+
+test('takeOrRefuse: a 429 with Retry-After once the bucket is empty; no limiter, no limit', () => {
+  const c = clock();
+  const limiter = new RateLimiter({ capacity: 1, refillMs: 5_000 }, c.now);
+  takeOrRefuse(limiter, 'k');
+  assert.throws(() => takeOrRefuse(limiter, 'k'), {
+    code: 'rate_limited',
+    status: 429,
+    message: 'rate limit exceeded',
+    headers: { 'Retry-After': '5' },
+  });
+  for (let i = 0; i < 100; i++) takeOrRefuse(null, 'k');
 });
 
 test('Retry-After is the whole seconds until the next request would pass', () => {
@@ -56,7 +73,13 @@ test('parseRateLimit', () => {
     ['5/2h', { capacity: 5, refillMs: 7_200_000 }],
     ['100/500ms', { capacity: 100, refillMs: 500 }],
     ['0', null],
-    ['0/10s', null],
+    [
+      '0/10s',
+      {
+        error:
+          'invalid rate limit "0/10s": a bucket of 0 refuses everything; use 0 alone to turn the limit off',
+      },
+    ],
     ['60', { error: 'invalid rate limit "60": expected N/DURATION such as 60/60s, or 0' }],
     ['60/s', { error: 'invalid rate limit "60/s": expected N/DURATION such as 60/60s, or 0' }],
     ['-1/10s', { error: 'invalid rate limit "-1/10s": expected N/DURATION such as 60/60s, or 0' }],
