@@ -13,7 +13,7 @@ import { createVmProxy } from './http/vm-proxy.js';
 import { startReflectionListener } from './reflection/index.js';
 import { newLogEntry, runLogged } from './request-log.js';
 import { startSshFrontEnd } from './ssh/index.js';
-import { openStore, type Store } from './store/index.js';
+import { DATABASE_FILE, openStore, type Store } from './store/index.js';
 import { startVmMachines, type RunningVmMachines } from './vm/index.js';
 
 /** A running service: where it listens, its store, and how to stop it. */
@@ -36,7 +36,7 @@ export interface RunningService {
  * must exist; bootstrapping accounts is the caller's (see bootstrap.ts).
  */
 export async function createService(config: ServiceConfig): Promise<RunningService> {
-  const store = openStore(join(config.dataDir, 'exectl.db'));
+  const store = openStore(join(config.dataDir, DATABASE_FILE));
   const shutdown = new AbortController();
   const closers: (() => Promise<void> | void)[] = [() => store.close()];
   let closing: Promise<void> | undefined;

@@ -5,14 +5,9 @@ import { ExectlError } from '../../errors.js';
 import { checkEmail, quote } from '../../service/commands/shared/validate.js';
 import { listCell, textTable } from '../../service/commands/shared/text-table.js';
 import { ensureAccount } from '../../service/ensure-account.js';
-import { openStore, type Store } from '../../service/store/index.js';
+import { DATABASE_FILE, openStore, type Store } from '../../service/store/index.js';
 import type { CliContext } from '../context.js';
-import {
-  DATABASE_FILE,
-  existingDataFolder,
-  keptDataFolder,
-  prepareDataFolder,
-} from './serve-data.js';
+import { existingDataFolder, keptDataFolder, prepareDataFolder } from './serve-data.js';
 import type { DataFolder } from './serve-options.js';
 import { readKeyFiles } from './serve-owner.js';
 

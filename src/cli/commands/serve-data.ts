@@ -19,9 +19,6 @@ export interface PreparedDataFolder {
   discard(): void;
 }
 
-/** The database file inside a data folder (the service names it the same way). */
-export const DATABASE_FILE = 'exectl.db';
-
 /** Creates the folder `data` names (parents too, private) or a fresh temporary one. */
 export async function prepareDataFolder(data: DataFolder): Promise<PreparedDataFolder> {
   if (data.kind === 'ephemeral') {

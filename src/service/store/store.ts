@@ -25,6 +25,9 @@ export interface Store
   close(): void;
 }
 
+/** The database's file name inside a data folder. */
+export const DATABASE_FILE = 'exectl.db';
+
 export interface StoreOptions {
   /** The clock for every timestamp the store writes. Default: the system clock. */
   now?: () => Date;

@@ -3,7 +3,8 @@ import { commandFailed, ExectlError } from '../../../errors.js';
 import { parsePublicKey, type PublicKey } from '../../../token/keys.js';
 import type { SshKeyRecord } from '../../store/index.js';
 import type { ServiceContext } from './command.js';
-import { isValidKeyName, quote } from './validate.js';
+import { defaultKeyName } from '../../default-key-name.js';
+import { quote } from './validate.js';
 
 /**
  * A public key typed by a user: one `.pub` line. Pasted unquoted, it arrives as several words,
@@ -60,9 +61,8 @@ export function freeKeyName(ctx: ServiceContext, nameFor: (n: number) => string)
 }
 
 /** The name `ssh-key add` gives a key without `--name`: its comment if usable, else `key-N`. */
-export function defaultKeyName(ctx: ServiceContext, comment: string): string {
-  if (isValidKeyName(comment) && !takenKeyNames(ctx).has(comment)) return comment;
-  return freeKeyName(ctx, (n) => `key-${n}`);
+export function defaultNameForKey(ctx: ServiceContext, comment: string): string {
+  return defaultKeyName(takenKeyNames(ctx), comment);
 }
 
 function takenKeyNames(ctx: ServiceContext): Set<string> {

@@ -1,5 +1,5 @@
 import { json, type ServiceCommand } from '../shared/command.js';
-import { defaultKeyName, parseUserPublicKey } from '../shared/ssh-keys.js';
+import { defaultNameForKey, parseUserPublicKey } from '../shared/ssh-keys.js';
 import { checkKeyName } from '../shared/validate.js';
 
 interface SshKeyAddData {
@@ -36,7 +36,7 @@ export const sshKeyAddCommand: ServiceCommand = {
   async run(ctx, input) {
     const key = parseUserPublicKey(input.args);
     const given = input.flags.string('name');
-    const name = given === undefined ? defaultKeyName(ctx, key.comment) : checkKeyName(given);
+    const name = given === undefined ? defaultNameForKey(ctx, key.comment) : checkKeyName(given);
     const added = ctx.deps.store.addKey({
       accountId: ctx.principal.accountId,
       fingerprint: key.fingerprint,
