@@ -4,6 +4,8 @@ import { commandFailed } from '../../errors.js';
 import type { CreateOptions, ExecOptions, ExecResult, VmRuntime, VmSpec } from './types.js';
 
 // Enough of the end of the output to see why a script failed, short enough for one message.
+/** How much of the failing script's last output line the message quotes. */
+const LAST_LINE_CHARS = 200;
 const TAIL_BYTES = 1000;
 
 /**
@@ -44,8 +46,12 @@ async function runSetupScript(
   });
   if (result.aborted) throw options.signal?.reason;
   if (result.exitCode === 0) return;
-  const output = tail.toString('utf8').trim();
+  // One short sentence (SPEC §3): the exit code and the script's last line of output, which is
+  // where a failing command says why.
+  const lastLine = tail.toString('utf8').trim().split('\n').at(-1)?.trim() ?? '';
+  const shown =
+    lastLine.length > LAST_LINE_CHARS ? `${lastLine.slice(0, LAST_LINE_CHARS)}…` : lastLine;
   throw commandFailed(
-    `setup script failed with exit code ${result.exitCode}${output === '' ? '' : `: ${output}`}`,
+    `setup script failed with exit code ${result.exitCode}${shown === '' ? '' : `: ${shown}`}`,
   );
 }

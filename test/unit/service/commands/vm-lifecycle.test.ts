@@ -105,6 +105,12 @@ test('new: a failing setup script leaves nothing behind and answers 422 with its
   await fx.run(ada, 'new --name broken');
 });
 
+test("new: a setup script's long last line is cut to 200 characters in the message", async () => {
+  const script = "printf 'first\\n'; printf 'x%.0s' $(seq 1 300); exit 4";
+  const failure = await fx.fail(ada, `new --name chatty --setup-script "${script}"`);
+  assert.equal(failure.message, `setup script failed with exit code 4: ${'x'.repeat(200)}…`);
+});
+
 test('new: invalid input is refused before anything is made', async () => {
   await fx.run(bob, 'new --name taken');
   const before = fx.store.listVmsOwnedBy(ada.account.id).length;
