@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { run } from '../helpers/keys.js';
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
 const BIN = join(REPO, 'bin', 'exectl.js');
@@ -68,4 +69,13 @@ export function assertOneLineError(result: CliResult, code: number, line: string
     { code: result.code, stdout: result.stdout, stderr: result.stderr },
     { code, stdout: '', stderr: `exectl: ${line}\n` },
   );
+}
+
+/** A man page of man/ as `man -l` renders it at 80 columns (`page`: e.g. `exectl-run`). */
+export async function renderedManPage(page: string): Promise<string> {
+  const result = await run('man', ['-l', join(REPO, 'man', `${page}.1`)], {
+    env: { MANWIDTH: '80', MANPAGER: 'cat', PAGER: 'cat' },
+  });
+  assert.equal(result.code, 0, result.stderr);
+  return result.stdout;
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { generateKey, run } from '../helpers/keys.js';
 import { createTempDir, type TempDir } from '../helpers/tmp.js';
-import { REPO, assertBuilt, exectl } from './harness.js';
+import { REPO, assertBuilt, exectl, renderedManPage as rendered } from './harness.js';
 
 const PAGES = { exectl: [], 'exectl-mint': ['mint'], 'exectl-inspect': ['inspect'] } as const;
 
@@ -16,14 +16,6 @@ before(async () => {
   dir = await createTempDir('e2e-man');
 });
 after(() => dir.remove());
-
-async function rendered(page: string): Promise<string> {
-  const result = await run('man', ['-l', join(REPO, 'man', `${page}.1`)], {
-    env: { MANWIDTH: '80', MANPAGER: 'cat', PAGER: 'cat' },
-  });
-  assert.equal(result.code, 0, result.stderr);
-  return result.stdout;
-}
 
 test('package.json lists every page', async () => {
   const pkg = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { man: string[] };

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { run } from '../helpers/keys.js';
 import { createTempDir, type TempDir } from '../helpers/tmp.js';
-import { REPO, assertBuilt, exectl } from './harness.js';
+import { REPO, assertBuilt, exectl, renderedManPage as rendered } from './harness.js';
 
 const PAGES = ['run', 'ssh', 'reflect', 'completion'] as const;
 
@@ -15,14 +15,6 @@ before(async () => {
   dir = await createTempDir('e2e-man-run');
 });
 after(() => dir.remove());
-
-async function rendered(page: string): Promise<string> {
-  const result = await run('man', ['-l', join(REPO, 'man', `${page}.1`)], {
-    env: { MANWIDTH: '80', MANPAGER: 'cat', PAGER: 'cat' },
-  });
-  assert.equal(result.code, 0, result.stderr);
-  return result.stdout;
-}
 
 test('groff renders each page without a warning; no line passes 80 columns', async () => {
   for (const name of PAGES) {
