@@ -2,15 +2,14 @@
 // VM's root must still be nobody on the host.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import type { VmSpec } from '../../../src/service/vm/index.js';
 import { openVmFixture, uniqueMarker, type VmFixture } from './fixture.js';
+import { runScriptAs } from '../../helpers/script.js';
 
 // Searches everything the VM can see except the host's read-only system folders and /proc.
 const findEverywhere = (name: string) =>
@@ -103,16 +102,7 @@ describe('bwrap runtime: isolation', () => {
       });
       await runtime.remove(vm);
       await runtime.shutdown();`;
-    const { stdout } = await promisify(execFile)('setpriv', [
-      '--groups=42',
-      '--',
-      process.execPath,
-      '--import',
-      'tsx',
-      '--input-type=module',
-      '-e',
-      script,
-    ]);
+    const stdout = await runScriptAs(['--groups=42'], script);
     assert.equal(
       stdout,
       "Groups:\t \nhead: cannot open '/etc/shadow' for reading: Permission denied\n",

@@ -3,11 +3,10 @@
 // runs as root, so the runtime runs in a child process under another uid.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { chown } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { createTempDir, type TempDir } from '../../helpers/tmp.js';
+import { asUser, runScriptAs } from '../../helpers/script.js';
 
 // Any id with no other process: it needs no passwd entry.
 const SERVER_UID = 47475;
@@ -51,18 +50,7 @@ test('a non-root server gives a VM shell its size, resizes it, and reports its e
     input.write('exit 4\\r');
     console.log(JSON.stringify(await shell.exited));
     await runtime.shutdown();`;
-  const { stdout } = await promisify(execFile)('setpriv', [
-    `--reuid=${SERVER_UID}`,
-    `--regid=${SERVER_UID}`,
-    '--clear-groups',
-    '--',
-    process.execPath,
-    '--import',
-    'tsx',
-    '--input-type=module',
-    '-e',
-    script,
-  ]);
+  const stdout = await runScriptAs(asUser(SERVER_UID), script);
   assert.equal(
     stdout,
     ['22 77\r\n0\r\ntiny', '31 100', '{"exitCode":4,"aborted":false}', ''].join('\n'),

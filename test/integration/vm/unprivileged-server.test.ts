@@ -3,11 +3,10 @@
 // so it starts a whole runtime in a child process under another uid.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { chown } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { createTempDir, type TempDir } from '../../helpers/tmp.js';
+import { asUser, runScriptAs } from '../../helpers/script.js';
 
 // Any id with no other process: it needs no passwd entry.
 const SERVER_UID = 47474;
@@ -39,18 +38,7 @@ test('a non-root server runs isolated VMs as its own user', async (t) => {
     await runtime.exec(vm, 'ps -eo args= | grep -c "^sleep 8640[12]"', { onOutput: print });
     await runtime.remove(vm);
     await runtime.shutdown();`;
-  const { stdout } = await promisify(execFile)('setpriv', [
-    `--reuid=${SERVER_UID}`,
-    `--regid=${SERVER_UID}`,
-    '--clear-groups',
-    '--',
-    process.execPath,
-    '--import',
-    'tsx',
-    '--input-type=module',
-    '-e',
-    script,
-  ]);
+  const stdout = await runScriptAs(asUser(SERVER_UID), script);
   assert.equal(
     stdout,
     [
@@ -80,17 +68,6 @@ test('a server user without a name: the process runtime passes its uid as USER',
     await runtime.create(vm);
     await runtime.exec(vm, 'echo "$USER $HOME"; id -u', { onOutput: (c) => process.stdout.write(c) });
     await runtime.remove(vm);`;
-  const { stdout } = await promisify(execFile)('setpriv', [
-    `--reuid=${SERVER_UID}`,
-    `--regid=${SERVER_UID}`,
-    '--clear-groups',
-    '--',
-    process.execPath,
-    '--import',
-    'tsx',
-    '--input-type=module',
-    '-e',
-    script,
-  ]);
+  const stdout = await runScriptAs(asUser(SERVER_UID), script);
   assert.equal(stdout, `${SERVER_UID} ${disk}\n${SERVER_UID}\n`);
 });
