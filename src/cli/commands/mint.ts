@@ -7,7 +7,6 @@ import type { CliContext } from '../context.js';
 import { warn } from '../output.js';
 import { passphraseSource } from '../prompt.js';
 import { homeDir, vmNamespace } from '../settings.js';
-import { exchangeForSvc1 } from '../svc1-exchange.js';
 import { buildMintPayload, DEFAULT_EXP, type PermissionFlags } from './mint-payload.js';
 
 export interface MintOptions extends PermissionFlags {
@@ -32,9 +31,12 @@ export async function runMint(ctx: CliContext, options: MintOptions): Promise<Co
     passphrase: passphraseSource(ctx),
   });
   const svc0 = await mintSvc0(payload, signer, namespace);
-  const token = options.svc1
-    ? await exchangeForSvc1(ctx, { svc0, vm: options.vm, settings, signer })
-    : svc0;
+  let token = svc0;
+  if (options.svc1) {
+    // Loaded only here: the HTTP client would otherwise be most of a plain mint's start-up.
+    const { exchangeForSvc1 } = await import('../svc1-exchange.js');
+    token = await exchangeForSvc1(ctx, { svc0, vm: options.vm, settings, signer });
+  }
   ctx.stdout.write(`${token}\n`);
   return undefined;
 }
