@@ -30,6 +30,7 @@ export interface AccountStore {
    */
   createAccount(email: string, keys?: readonly Omit<NewSshKey, 'accountId'>[]): Account;
   findAccountByEmail(email: string): Account | undefined;
+  /** The account, or undefined. Hot path: served from the read cache while nothing changed. */
   getAccount(accountId: number): Account | undefined;
   /** Every account, oldest first. */
   listAccounts(): Account[];
@@ -95,7 +96,7 @@ export function accountStore(
 
   return {
     createAccount: writeTransaction(
-      db,
+      ctx,
       (email: string, keys: readonly Omit<NewSshKey, 'accountId'>[] = []) => {
         const createdAt = ctx.timestamp();
         const row = withUniqueMessages(() => insert.get(newUserId(), email, createdAt), {
@@ -119,8 +120,10 @@ export function accountStore(
       return row === undefined ? undefined : toAccount(row);
     },
 
+    // Hot path (token authentication): the raw row comes from the read cache while the database
+    // is unchanged; toAccount makes a fresh object on every call.
     getAccount(accountId) {
-      const row = byId.get(accountId);
+      const row = ctx.reads.get(`a:${accountId}`, () => byId.get(accountId));
       return row === undefined ? undefined : toAccount(row);
     },
 
@@ -128,7 +131,7 @@ export function accountStore(
       return all.all().map(toAccount);
     },
 
-    removeAccount: writeTransaction(db, (accountId: number) => {
+    removeAccount: writeTransaction(ctx, (accountId: number) => {
       const row = byId.get(accountId);
       if (row === undefined) throw new StoreConflictError('not_found', 'account no longer exists');
       if (othersInOwnTeam.get({ accountId })!.n > 0) {

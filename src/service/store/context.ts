@@ -1,10 +1,17 @@
 import type { Database } from 'better-sqlite3';
+import type { ReadCache } from './read-cache.js';
 
-/** What every table family is built from: the open connection and the store's clock. */
+/**
+ * What every table family is built from: the open connection, the store's clock and its read
+ * cache. Every write through `db` must go through {@link writeTransaction}: that is what keeps
+ * `reads` honest, because the connection's own commits are invisible to the cache's change check.
+ */
 export interface StoreContext {
   readonly db: Database;
   /** The current time as the store writes it (see {@link toTimestamp}). */
   timestamp(): string;
+  /** The few hot-path lookups served from memory while the database is unchanged. */
+  readonly reads: ReadCache;
 }
 
 /**
@@ -18,13 +25,24 @@ export function toTimestamp(date: Date): string {
 
 /**
  * Wraps `fn` in a `BEGIN IMMEDIATE` transaction (a savepoint when already inside one). Every
- * multi-statement write uses this: taking the write lock up front means a read-then-write never
- * has to upgrade its lock, which under WAL fails at once with SQLITE_BUSY when another process
- * committed in between, instead of waiting for the busy timeout.
+ * write of the store goes through this, even a single statement:
+ * - taking the write lock up front means a read-then-write never has to upgrade its lock, which
+ *   under WAL fails at once with SQLITE_BUSY when another process committed in between, instead
+ *   of waiting for the busy timeout;
+ * - once the transaction has finished, committed or thrown, it empties the read cache
+ *   (`ctx.reads`), which cannot notice this connection's own commits by itself. A write that
+ *   bypasses this function would leave the cache serving what the write replaced.
  */
 export function writeTransaction<A extends unknown[], R>(
-  db: Database,
+  ctx: StoreContext,
   fn: (...args: A) => R,
 ): (...args: A) => R {
-  return db.transaction(fn).immediate;
+  const run = ctx.db.transaction(fn).immediate;
+  return (...args: A): R => {
+    try {
+      return run(...args);
+    } finally {
+      ctx.reads.forget();
+    }
+  };
 }

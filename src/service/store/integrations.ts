@@ -164,7 +164,7 @@ export function integrationStore(ctx: StoreContext): IntegrationStore {
   };
 
   return {
-    createIntegration: writeTransaction(db, (input: NewIntegration) => {
+    createIntegration: writeTransaction(ctx, (input: NewIntegration) => {
       const reflectionFields =
         input.reflectionFields ?? (input.type === 'reflection' ? [...REFLECTION_FIELDS] : []);
       const { lastInsertRowid } = withUniqueMessages(
@@ -197,7 +197,7 @@ export function integrationStore(ctx: StoreContext): IntegrationStore {
       return byAccount.all(accountId).map(toRecord);
     },
 
-    updateIntegration: writeTransaction(db, (id: number, changes: IntegrationChanges) => {
+    updateIntegration: writeTransaction(ctx, (id: number, changes: IntegrationChanges) => {
       const current = requireIntegration(id);
       update.run(
         changes.comment ?? current.comment,
@@ -209,7 +209,7 @@ export function integrationStore(ctx: StoreContext): IntegrationStore {
       return requireIntegration(id);
     }),
 
-    renameIntegration: writeTransaction(db, (id: number, newName: string) => {
+    renameIntegration: writeTransaction(ctx, (id: number, newName: string) => {
       requireIntegration(id);
       withUniqueMessages(() => rename.run(newName, id), {
         'integrations.account_id, integrations.name': `integration "${newName}" already exists`,
@@ -217,13 +217,13 @@ export function integrationStore(ctx: StoreContext): IntegrationStore {
       return requireIntegration(id);
     }),
 
-    removeIntegration: writeTransaction(db, (id: number) => {
+    removeIntegration: writeTransaction(ctx, (id: number) => {
       const integration = requireIntegration(id);
       remove.run(id);
       return integration;
     }),
 
-    attachIntegration: writeTransaction(db, (id: number, spec: AttachmentSpec) => {
+    attachIntegration: writeTransaction(ctx, (id: number, spec: AttachmentSpec) => {
       const { name } = requireIntegration(id);
       withUniqueMessages(() => insertAttachment.run(id, spec), {
         'integration_attachments.integration_id, integration_attachments.spec': `integration "${name}" is already attached to ${spec}`,
@@ -231,7 +231,7 @@ export function integrationStore(ctx: StoreContext): IntegrationStore {
       return requireIntegration(id);
     }),
 
-    detachIntegration: writeTransaction(db, (id: number, spec: AttachmentSpec) => {
+    detachIntegration: writeTransaction(ctx, (id: number, spec: AttachmentSpec) => {
       const { name } = requireIntegration(id);
       if (deleteAttachment.run(id, spec).changes === 0) {
         throw new StoreConflictError(

@@ -25,7 +25,7 @@ export class KeyUseBuffer {
       `UPDATE ssh_keys SET last_used_at = ?
        WHERE fingerprint = ? AND (last_used_at IS NULL OR last_used_at < ?)`,
     );
-    this.writeBatch = writeTransaction(ctx.db, (batch: ReadonlyMap<string, string>) => {
+    this.writeBatch = writeTransaction(ctx, (batch: ReadonlyMap<string, string>) => {
       for (const [fingerprint, at] of batch) update.run(at, fingerprint, at);
     });
   }

@@ -24,9 +24,12 @@ export type NewSshKey = Omit<SshKeyRecord, 'addedAt' | 'lastUsedAt'>;
 export interface KeyStore {
   /** Registers a key. Conflicts: `ssh key SHA256:… is already registered`, `ssh key "n" already exists`. */
   addKey(key: NewSshKey): SshKeyRecord;
-  /** The key with this fingerprint, or undefined. Hot path: one indexed lookup, no write. */
+  /**
+   * The key with this fingerprint, or undefined. Hot path: served from the read cache while the
+   * database is unchanged, else one indexed lookup; no write.
+   */
   findKeyByFingerprint(fingerprint: string): SshKeyRecord | undefined;
-  /** The account's keys, oldest first. */
+  /** The account's keys, oldest first (served from the read cache while nothing changed). */
   listKeys(accountId: number): SshKeyRecord[];
   /** Removes the key and every svc1 handle made from it; returns the removed key. */
   removeKey(fingerprint: string): SshKeyRecord;
@@ -95,7 +98,8 @@ export function keyStore(ctx: StoreContext, usage: KeyUseBuffer): KeyStore {
   };
 
   return {
-    addKey(key) {
+    // A single INSERT, but still through writeTransaction: that is what empties the read cache.
+    addKey: writeTransaction(ctx, (key: NewSshKey): SshKeyRecord => {
       const addedAt = ctx.timestamp();
       withUniqueMessages(
         () =>
@@ -106,24 +110,26 @@ export function keyStore(ctx: StoreContext, usage: KeyUseBuffer): KeyStore {
         },
       );
       return { ...key, addedAt, lastUsedAt: null };
-    },
+    }),
 
+    // The cache holds raw rows; toRecord runs on every call, so each caller gets fresh objects
+    // (free to mutate) carrying the newest buffered key-use time.
     findKeyByFingerprint(fingerprint) {
-      const row = byFingerprint.get(fingerprint);
+      const row = ctx.reads.get(`k:${fingerprint}`, () => byFingerprint.get(fingerprint));
       return row === undefined ? undefined : toRecord(row);
     },
 
     listKeys(accountId) {
-      return byAccount.all(accountId).map(toRecord);
+      return ctx.reads.get(`ks:${accountId}`, () => byAccount.all(accountId)).map(toRecord);
     },
 
-    removeKey: writeTransaction(db, (fingerprint: string) => {
+    removeKey: writeTransaction(ctx, (fingerprint: string) => {
       const key = requireKey(fingerprint);
       remove.run(fingerprint);
       return key;
     }),
 
-    renameKey: writeTransaction(db, (fingerprint: string, newName: string) => {
+    renameKey: writeTransaction(ctx, (fingerprint: string, newName: string) => {
       const key = requireKey(fingerprint);
       withUniqueMessages(() => rename.run(newName, fingerprint), {
         'ssh_keys.account_id, ssh_keys.name': `ssh key "${newName}" already exists`,

@@ -49,7 +49,7 @@ export function shareStore(ctx: StoreContext): ShareStore {
   };
 
   return {
-    addShare: writeTransaction(db, (vmId: number, email: string) => {
+    addShare: writeTransaction(ctx, (vmId: number, email: string) => {
       const name = requireVmName(vmId);
       const addedAt = ctx.timestamp();
       withUniqueMessages(() => insert.run(vmId, email, addedAt), {
@@ -58,7 +58,7 @@ export function shareStore(ctx: StoreContext): ShareStore {
       return { vmId, email, addedAt };
     }),
 
-    removeShare: writeTransaction(db, (vmId: number, email: string) => {
+    removeShare: writeTransaction(ctx, (vmId: number, email: string) => {
       const name = requireVmName(vmId);
       if (remove.run(vmId, email).changes === 0) {
         throw new StoreConflictError('not_found', `vm "${name}" is not shared with ${email}`);

@@ -5,6 +5,7 @@ import { integrationStore, type IntegrationStore } from './integrations.js';
 import { KeyUseBuffer } from './key-usage.js';
 import { keyStore, type KeyStore } from './keys.js';
 import { migrate } from './migrate.js';
+import { ReadCache } from './read-cache.js';
 import { shareStore, type ShareStore } from './shares.js';
 import { svc1Store, type Svc1Store } from './svc1.js';
 import { teamStore, type TeamStore } from './teams.js';
@@ -50,7 +51,7 @@ export function openStore(path: string, options: StoreOptions = {}): Store {
     db.close();
     throw error;
   }
-  const ctx: StoreContext = { db, timestamp: () => toTimestamp(now()) };
+  const ctx: StoreContext = { db, timestamp: () => toTimestamp(now()), reads: new ReadCache(db) };
   const keyUse = new KeyUseBuffer(ctx, options.keyUseFlushMs ?? 5000);
   const integrations = integrationStore(ctx);
   const vms = vmStore(ctx);

@@ -84,7 +84,7 @@ export function svc1Store(ctx: StoreContext): Svc1Store {
   );
 
   return {
-    findOrCreateSvc1: writeTransaction(db, (request: Svc1Request) => {
+    findOrCreateSvc1: writeTransaction(ctx, (request: Svc1Request) => {
       const payloadHash = createHash('sha256').update(request.payload).digest('hex');
       const existing = byIdentity.get(request.fingerprint, request.namespace, payloadHash);
       if (existing !== undefined) return toRecord(existing);

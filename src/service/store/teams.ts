@@ -134,7 +134,7 @@ export function teamStore(ctx: StoreContext): TeamStore {
 
     listTeamMembers,
 
-    addTeamMember: writeTransaction(db, (teamId: number, accountId: number) => {
+    addTeamMember: writeTransaction(ctx, (teamId: number, accountId: number) => {
       const team = requireTeam(teamId);
       const { email, current } = requireMembership(accountId);
       if (current.id === teamId) {
@@ -156,7 +156,7 @@ export function teamStore(ctx: StoreContext): TeamStore {
       return listTeamMembers(teamId);
     }),
 
-    removeTeamMember: writeTransaction(db, (teamId: number, accountId: number) => {
+    removeTeamMember: writeTransaction(ctx, (teamId: number, accountId: number) => {
       const team = requireTeam(teamId);
       const { email, current } = requireMembership(accountId);
       if (current.id !== teamId) {

@@ -143,13 +143,13 @@ export function vmStore(ctx: StoreContext): VmStore {
 
   /** Runs `change` on an existing VM in one transaction and returns the VM afterwards. */
   const changeVm = <A extends unknown[]>(change: (vm: VmRecord, ...args: A) => void) =>
-    writeTransaction(db, (vmId: number, ...args: A): VmRecord => {
+    writeTransaction(ctx, (vmId: number, ...args: A): VmRecord => {
       change(requireVm(vmId), ...args);
       return requireVm(vmId);
     });
 
   return {
-    createVm: writeTransaction(db, (input: NewVm) => {
+    createVm: writeTransaction(ctx, (input: NewVm) => {
       const { lastInsertRowid } = withUniqueMessages(
         () =>
           insert.run(
@@ -231,7 +231,7 @@ export function vmStore(ctx: StoreContext): VmStore {
     setStatus: changeVm((vm, status: string) => setStatus.run(status, vm.id)),
     setEnv: changeVm((vm, env: Record<string, string>) => setEnv.run(JSON.stringify(env), vm.id)),
 
-    deleteVm: writeTransaction(db, (vmId: number) => {
+    deleteVm: writeTransaction(ctx, (vmId: number) => {
       const vm = requireVm(vmId);
       dropAttachments.run({ accountId: vm.accountId, spec: `vm:${vm.name}` });
       remove.run(vmId);

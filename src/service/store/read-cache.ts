@@ -1,0 +1,76 @@
+import type { Database, Statement } from 'better-sqlite3';
+
+/** How many lookups a {@link ReadCache} remembers by default before it starts over. */
+export const READ_CACHE_LIMIT = 10_000;
+
+/**
+ * Remembers the results of a few hot-path reads (raw rows, keyed by the caller) for as long as
+ * the database has not changed, so that authenticating a request does not query SQLite again
+ * and again for the same key and account.
+ *
+ * Why it never serves stale data — the invalidation rules:
+ * - Another connection's commit (e.g. `exectl serve accounts remove` in another process on the
+ *   same file) changes `PRAGMA data_version` as this connection sees it. Every lookup reads that
+ *   number first and forgets everything when it moved. The number is read *before* a miss is
+ *   loaded, so a value is only ever filed under a version at most as new as the data it came
+ *   from: a commit that lands between the two reads makes the next lookup start over.
+ * - This connection's own commits do not change `data_version`, so every write of the store
+ *   goes through `writeTransaction` (context.ts), which calls {@link forget} once the
+ *   transaction has finished, committed or not.
+ * - Inside a transaction nothing is read from or written to the cache: the transaction must see
+ *   its own uncommitted writes, and a value it read may be rolled back.
+ *
+ * A miss (`undefined`) is remembered like any value, so a flood of unknown fingerprints costs one
+ * query each only once; the number of entries is bounded, and reaching the bound forgets
+ * everything (simple, and no worse than an empty cache).
+ *
+ * Note what it does not save: reading `data_version` is itself a statement that takes SQLite's
+ * WAL read lock, like the query it replaces. A hit saves the B-tree lookup and the row decoding.
+ */
+export class ReadCache {
+  readonly #db: Database;
+  readonly #dataVersion: Statement<[], number>;
+  readonly #limit: number;
+  readonly #entries = new Map<string, unknown>();
+  /** The `data_version` the entries were loaded under; undefined before the first lookup. */
+  #version: number | undefined;
+
+  /**
+   * @param db the store's connection; the cache must only hold reads made through it.
+   * @param limit most entries kept at once (default {@link READ_CACHE_LIMIT}).
+   */
+  constructor(db: Database, limit: number = READ_CACHE_LIMIT) {
+    this.#db = db;
+    this.#dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+    this.#limit = limit;
+  }
+
+  /**
+   * The value remembered for `key` while the database is unchanged, else `load()`'s result
+   * (remembered for next time). Inside a transaction it is always `load()`, never remembered.
+   * Callers must not mutate what they get: the same value is handed out again.
+   */
+  get<T>(key: string, load: () => T): T {
+    if (this.#db.inTransaction) return load();
+    const version = this.#dataVersion.get()!;
+    if (version !== this.#version) {
+      this.#entries.clear();
+      this.#version = version;
+    }
+    if (this.#entries.has(key)) return this.#entries.get(key) as T;
+    const value = load();
+    if (this.#entries.size >= this.#limit) this.#entries.clear();
+    this.#entries.set(key, value);
+    return value;
+  }
+
+  /** Drops every entry. Every own write calls it (through `writeTransaction`). */
+  forget(): void {
+    this.#entries.clear();
+  }
+
+  /** How many lookups are remembered now (for tests and diagnostics). */
+  get size(): number {
+    return this.#entries.size;
+  }
+}
