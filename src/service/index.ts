@@ -47,6 +47,9 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
       shutdown.abort(
         new ExectlError('unavailable', 'server is shutting down', {
           hint: 'run the command again once the server is back',
+          // Over HTTP: the keep-alive connection would otherwise hold the listener open until
+          // the shutdown's grace period ends.
+          headers: { Connection: 'close' },
         }),
       );
       for (const closeOne of [...closers].reverse()) await closeOne();

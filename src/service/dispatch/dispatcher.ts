@@ -2,6 +2,7 @@ import { ExectlError } from '../../errors.js';
 import { parseArgs } from './args.js';
 import { authorize } from './authorize.js';
 import { startDeadline, type Deadline } from './deadline.js';
+import type { StopSubscription } from './stop.js';
 import { commandHelp, renderHelpText } from './help-doc.js';
 import { lexCommandLine } from '../../shell-words.js';
 import type { CommandRegistry } from './registry.js';
@@ -21,8 +22,12 @@ export interface DispatchOptions {
   deadlineMs: number;
   /** Passed to the command as `ctx.requestId`. */
   requestId: string;
-  /** Abort it when the client goes away or the server stops: the command is told to stop. */
-  signal?: AbortSignal;
+  /**
+   * The front end's reasons to stop the command early (client gone, server stopping): the
+   * command's signal aborts and the dispatch rejects with the reason. `stopWhenAborted(signal)`
+   * makes one of an AbortSignal.
+   */
+  stopWhen?: StopSubscription;
   /**
    * Called once the command path is known (before authorization), so the front end can log
    * the path of a request that then fails with 403, 422 or 504.
@@ -65,7 +70,7 @@ export interface DispatchResult {
  * const { path, output } = await dispatch(registry, 'ssh-key list', principal, deps, {
  *   deadlineMs: config.commandDeadlineMs,
  *   requestId,
- *   signal: clientGone,
+ *   stopWhen: stopWhenAborted(clientGone),
  *   onResolved: (p) => (logLine.path = p),
  * });
  * if (output.kind === 'json') res.end(renderJson(output.data));
@@ -97,12 +102,16 @@ export async function dispatch<Deps>(
   if (parsed.help) return helpAnswer(node, parsed.json);
   if (parsed.error !== undefined) throw parsed.error;
 
-  options.signal?.throwIfAborted();
-  const deadline = startDeadline(options.deadlineMs, options.signal);
+  const deadline = startDeadline(options.deadlineMs, options.stopWhen);
+  // A request stopped before it got here (its client already gone) starts nothing.
+  deadline.throwIfExpired();
   const ctx: CommandContext<Deps> = {
     principal,
     deps,
-    signal: deadline.signal,
+    // Made only for a command that reads it: most never do, and each costs an AbortController.
+    get signal() {
+      return deadline.signal;
+    },
     requestId: options.requestId,
     registry,
   };

@@ -7,6 +7,7 @@ import { DEFAULTS } from '../config.js';
 import { newLogEntry, runLogged } from '../request-log.js';
 import { sendError, writeJson } from './error-funnel.js';
 import { sendStream } from './exec-stream.js';
+import { InFlightCommands } from './in-flight.js';
 import { takeOrRefuse, type RateLimiter } from './rate-limit.js';
 import { readBody } from './read-body.js';
 import { bearerToken, type TokenAuthenticator } from './token-auth.js';
@@ -28,19 +29,14 @@ export interface ExecHandlerOptions {
 export function createExecHandler(options: ExecHandlerOptions) {
   const { deps, registry, auth, rateLimiter } = options;
   const namespace = `v0@${deps.config.domain}`;
+  const inFlight = new InFlightCommands(options.shutdown);
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const entry = newLogEntry('http');
     res.setHeader('X-Request-Id', entry.requestId);
     // The client hanging up, or the server shutting down, stops the command (and its VM
-    // processes). Plain listeners: AbortSignal.any costs far more on this hot path.
-    const stop = new AbortController();
-    const onShutdown = () => stop.abort(options.shutdown.reason);
-    options.shutdown.addEventListener('abort', onShutdown, { once: true });
-    res.on('close', () => {
-      options.shutdown.removeEventListener('abort', onShutdown);
-      if (!res.writableFinished) stop.abort(new Error('client disconnected'));
-    });
+    // processes).
+    const stopWhen = inFlight.track(res);
 
     const work = async (): Promise<number> => {
       if (req.method !== 'POST') {
@@ -57,7 +53,7 @@ export function createExecHandler(options: ExecHandlerOptions) {
       const result = await dispatch(registry, line, caller.principal, deps, {
         deadlineMs: deps.config.commandDeadlineMs,
         requestId: entry.requestId,
-        signal: stop.signal,
+        stopWhen,
         onResolved: (path) => (entry.path = path),
       });
       if (result.output.kind === 'stream') return sendStream(res, result.output);

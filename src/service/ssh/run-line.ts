@@ -6,6 +6,7 @@ import { dispatch, type DispatchResult } from '../dispatch/dispatcher.js';
 import { lexCommandLine } from '../../shell-words.js';
 import type { CommandRegistry } from '../dispatch/registry.js';
 import { renderJson, renderText } from '../dispatch/render.js';
+import { stopWhenAborted } from '../dispatch/stop.js';
 import { takeOrRefuse, type RateLimiter } from '../http/rate-limit.js';
 import { logRequest, newRequestId } from '../request-log.js';
 import { sshPrincipal } from './principal.js';
@@ -75,7 +76,7 @@ export async function runCommandLine(
     const result = await dispatch(env.registry, line, principal, env.deps, {
       deadlineMs: env.deps.config.commandDeadlineMs,
       requestId,
-      signal,
+      stopWhen: stopWhenAborted(signal),
       onResolved: (resolved) => (path = resolved),
     });
     outcome = { ...(await writeResult(result, sink, signal, terminal)), path };

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { ExectlError } from '../../../../src/errors.js';
 import { dispatch, type DispatchResult } from '../../../../src/service/dispatch/dispatcher.js';
 import { timeoutMessage } from '../../../../src/service/dispatch/deadline.js';
+import { stopWhenAborted } from '../../../../src/service/dispatch/stop.js';
 import { renderJson } from '../../../../src/service/dispatch/render.js';
 import type { CommandRegistry } from '../../../../src/service/dispatch/registry.js';
 import type { CommandDefinition, StreamOutput } from '../../../../src/service/dispatch/types.js';
@@ -24,7 +25,7 @@ function run(
   const result = dispatch(options.registry ?? testRegistry(), line, principal(cmds), deps, {
     deadlineMs: options.deadlineMs ?? 30_000,
     requestId: 'req-1',
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.signal === undefined ? {} : { stopWhen: stopWhenAborted(options.signal) }),
     onResolved: (path) => resolved.push(path),
   });
   return { deps, resolved, result };
