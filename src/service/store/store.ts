@@ -1,6 +1,6 @@
 import { accountStore, type AccountStore } from './accounts.js';
 import { openDatabase } from './connection.js';
-import { toTimestamp, type StoreContext } from './context.js';
+import { timestampClock, type StoreContext } from './context.js';
 import { integrationStore, type IntegrationStore } from './integrations.js';
 import { KeyUseBuffer } from './key-usage.js';
 import { keyStore, type KeyStore } from './keys.js';
@@ -51,7 +51,7 @@ export function openStore(path: string, options: StoreOptions = {}): Store {
     db.close();
     throw error;
   }
-  const ctx: StoreContext = { db, timestamp: () => toTimestamp(now()), reads: new ReadCache(db) };
+  const ctx: StoreContext = { db, timestamp: timestampClock(now), reads: new ReadCache(db) };
   const keyUse = new KeyUseBuffer(ctx, options.keyUseFlushMs ?? 5000);
   const integrations = integrationStore(ctx);
   const vms = vmStore(ctx);
