@@ -35,8 +35,7 @@ type ArgsShape = Pick<CommandDefinition<unknown>, 'path' | 'flags' | 'args'>;
  * `flag --name given more than once`, `unexpected argument "x"`, `missing argument <vm>`.
  */
 export function parseArgs(def: ArgsShape, words: readonly string[]): ParsedArgs {
-  const long = new Map(def.flags.map((f) => [f.name, f]));
-  const short = new Map(def.flags.flatMap((f) => (f.short === undefined ? [] : [[f.short, f]])));
+  const { long, short } = flagTables(def.flags);
   const values = defaultValues(def.flags);
   const given = new Set<string>();
   const positionals: string[] = [];
@@ -119,11 +118,33 @@ export function parseArgs(def: ArgsShape, words: readonly string[]): ParsedArgs 
   if (missing !== undefined) fail(`missing argument <${missing.name}>`);
 
   return {
-    input: { flags: new FlagValues(def.flags, values), args: positionals },
+    input: { flags: new FlagValues(long, values), args: positionals },
     help,
     json,
     error,
   };
+}
+
+interface FlagTables {
+  /** By long name, without the dashes. */
+  long: ReadonlyMap<string, FlagSpec>;
+  /** By short letter. */
+  short: ReadonlyMap<string, FlagSpec>;
+}
+
+// Built once per command: every request parses its arguments, and a command's flags never change.
+const tablesByFlags = new WeakMap<readonly FlagSpec[], FlagTables>();
+
+function flagTables(flags: readonly FlagSpec[]): FlagTables {
+  let tables = tablesByFlags.get(flags);
+  if (tables === undefined) {
+    tables = {
+      long: new Map(flags.map((f) => [f.name, f])),
+      short: new Map(flags.flatMap((f) => (f.short === undefined ? [] : [[f.short, f]]))),
+    };
+    tablesByFlags.set(flags, tables);
+  }
+  return tables;
 }
 
 /** Booleans start false, repeatable flags start empty, strings start at their default if any. */

@@ -31,58 +31,70 @@ export function timeoutMessage(deadlineMs: number): string {
  * happens with its reason — at once if it already holds.
  */
 export function startDeadline(deadlineMs: number, stopWhen?: StopSubscription): Deadline {
-  let controller: AbortController | undefined;
-  let expiredWith: { reason: unknown } | undefined;
-  let rejectExpired: (reason: unknown) => void = () => {};
-  const expired = new Promise<never>((_, reject) => {
-    rejectExpired = reject;
-  });
-  // Observed only through race(); a stream whose start() is never called must not turn the
-  // expiry into an unhandled rejection.
-  expired.catch(() => {});
+  return new CommandDeadline(deadlineMs, stopWhen);
+}
 
-  let unsubscribe = (): void => {};
-  const clear = (): void => {
-    clearTimeout(timer);
-    unsubscribe();
-  };
-  const expire = (reason: unknown): void => {
-    if (expiredWith !== undefined) return;
-    expiredWith = { reason };
-    clear();
-    // Reject first: abort listeners run synchronously, and a command that settles inside one
-    // must not win the race against its own deadline.
-    rejectExpired(reason);
-    controller?.abort(reason);
-  };
-  const timer = setTimeout(
-    () =>
-      expire(
-        new ExectlError('timeout', timeoutMessage(deadlineMs), {
-          hint: 'start long-running work in the background (nohup ... &) and poll it',
-        }),
-      ),
-    deadlineMs,
-  );
-  if (stopWhen !== undefined) {
-    const stopped = stopWhen(expire);
-    // A stop that already held has expired the deadline during the call: nothing to keep.
-    if (expiredWith === undefined) unsubscribe = stopped;
-    else stopped();
+// A class rather than closures: one is made per request, and its methods cost nothing per
+// instance.
+class CommandDeadline implements Deadline {
+  readonly #timer: NodeJS.Timeout;
+  #unsubscribe: (() => void) | undefined;
+  #controller: AbortController | undefined;
+  #expired: { reason: unknown } | undefined;
+  /** Rejects each race; calling one after its race has settled does nothing. */
+  readonly #rejecters: ((reason: unknown) => void)[] = [];
+
+  constructor(deadlineMs: number, stopWhen: StopSubscription | undefined) {
+    this.#timer = setTimeout(
+      () =>
+        this.#expire(
+          new ExectlError('timeout', timeoutMessage(deadlineMs), {
+            hint: 'start long-running work in the background (nohup ... &) and poll it',
+          }),
+        ),
+      deadlineMs,
+    );
+    if (stopWhen !== undefined) {
+      const unsubscribe = stopWhen((reason) => this.#expire(reason));
+      // A stop that already held has expired the deadline during the call: nothing to keep.
+      if (this.#expired === undefined) this.#unsubscribe = unsubscribe;
+      else unsubscribe();
+    }
   }
 
-  return {
-    get signal() {
-      if (controller === undefined) {
-        controller = new AbortController();
-        if (expiredWith !== undefined) controller.abort(expiredWith.reason);
-      }
-      return controller.signal;
-    },
-    race: (work) => Promise.race([work, expired]),
-    clear,
-    throwIfExpired() {
-      if (expiredWith !== undefined) throw expiredWith.reason;
-    },
-  };
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#expired !== undefined) this.#controller.abort(this.#expired.reason);
+    }
+    return this.#controller.signal;
+  }
+
+  race<T>(work: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (this.#expired !== undefined) reject(this.#expired.reason);
+      else this.#rejecters.push(reject);
+      work.then(resolve, reject);
+    });
+  }
+
+  clear(): void {
+    clearTimeout(this.#timer);
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+  }
+
+  throwIfExpired(): void {
+    if (this.#expired !== undefined) throw this.#expired.reason;
+  }
+
+  #expire(reason: unknown): void {
+    if (this.#expired !== undefined) return;
+    this.#expired = { reason };
+    this.clear();
+    // Reject first: abort listeners run synchronously, and a command that settles inside one
+    // must not win the race against its own deadline.
+    for (const reject of this.#rejecters) reject(reason);
+    this.#controller?.abort(reason);
+  }
 }

@@ -10,9 +10,12 @@ export class FlagValues {
   readonly #specs: ReadonlyMap<string, FlagSpec>;
   readonly #values: ReadonlyMap<string, FlagValue>;
 
-  /** Built by the arguments parser; `values` holds given flags and defaults, by long name. */
-  constructor(specs: readonly FlagSpec[], values: ReadonlyMap<string, FlagValue>) {
-    this.#specs = new Map(specs.map((s) => [s.name, s]));
+  /**
+   * Built by the arguments parser: `specs` are the command's flags and `values` the given
+   * flags and defaults, both by long name.
+   */
+  constructor(specs: ReadonlyMap<string, FlagSpec>, values: ReadonlyMap<string, FlagValue>) {
+    this.#specs = specs;
     this.#values = values;
   }
 
