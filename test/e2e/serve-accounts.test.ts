@@ -221,6 +221,33 @@ describe('next to a running server', () => {
     assert.equal((await server.stop()).code, 0);
   });
 
+  test('accounts remove revokes the key at once: the next request is 401', async () => {
+    const data = dir.join('revoke');
+    const server = await startServe(
+      [
+        '--data',
+        data,
+        ...TEST_FLAGS,
+        '--owner',
+        'ada@example.com',
+        '--authorized-key',
+        ada.pubPath,
+      ],
+      { home: dir.path },
+    );
+    const added = await accounts(['add', 'bob@example.com', '--key', bob.pubPath, '--data', data]);
+    assert.equal(added.code, 0, added.stderr);
+    const token = await recipeToken(bob, ['whoami']);
+    // Twice: the second answer comes from the server's caches of the key and the account.
+    assert.equal((await curlExec(server.url, token, 'whoami')).status, 200);
+    assert.equal((await curlExec(server.url, token, 'whoami')).status, 200);
+
+    const removed = await accounts(['remove', 'bob@example.com', '--data', data]);
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.equal((await curlExec(server.url, token, 'whoami')).status, 401);
+    assert.equal((await server.stop()).code, 0);
+  });
+
   test('remove is refused while the account owns VMs', async () => {
     const data = dir.join('vms');
     const server = await startServe(

@@ -10,22 +10,25 @@ export const READ_CACHE_LIMIT = 10_000;
  *
  * Why it never serves stale data — the invalidation rules:
  * - Another connection's commit (e.g. `exectl serve accounts remove` in another process on the
- *   same file) changes `PRAGMA data_version` as this connection sees it. Every lookup reads that
- *   number first and forgets everything when it moved. The number is read *before* a miss is
- *   loaded, so a value is only ever filed under a version at most as new as the data it came
- *   from: a commit that lands between the two reads makes the next lookup start over.
+ *   same file) changes `PRAGMA data_version` as this connection sees it. The first lookup of each
+ *   event-loop turn reads that number and forgets everything when it moved; the other lookups
+ *   of the same turn trust that check. So another process's commit is seen from the next turn
+ *   on: every request that starts after it — the HTTP parser hands each one over in a turn of
+ *   its own — sees it, and the reads of one turn never mix states. Reading the number takes
+ *   SQLite's WAL read lock (two fcntl calls), which is why it is not read for every lookup: that
+ *   cost the /exec path as much as the queries it replaced.
+ * - The number is read *before* a miss is loaded, so a value is only ever filed under a version
+ *   at most as new as the data it came from: a commit that lands between the two reads makes
+ *   the next turn's first lookup start over.
  * - This connection's own commits do not change `data_version`, so every write of the store
  *   goes through `writeTransaction` (context.ts), which calls {@link forget} once the
- *   transaction has finished, committed or not.
+ *   transaction has finished, committed or not. Those are seen at once.
  * - Inside a transaction nothing is read from or written to the cache: the transaction must see
  *   its own uncommitted writes, and a value it read may be rolled back.
  *
  * A miss (`undefined`) is remembered like any value, so a flood of unknown fingerprints costs one
  * query each only once; the number of entries is bounded, and reaching the bound forgets
  * everything (simple, and no worse than an empty cache).
- *
- * Note what it does not save: reading `data_version` is itself a statement that takes SQLite's
- * WAL read lock, like the query it replaces. A hit saves the B-tree lookup and the row decoding.
  */
 export class ReadCache {
   readonly #db: Database;
@@ -34,6 +37,8 @@ export class ReadCache {
   readonly #entries = new Map<string, unknown>();
   /** The `data_version` the entries were loaded under; undefined before the first lookup. */
   #version: number | undefined;
+  /** `data_version` was read in the current event-loop turn. */
+  #checkedThisTurn = false;
 
   /**
    * @param db the store's connection; the cache must only hold reads made through it.
@@ -52,16 +57,25 @@ export class ReadCache {
    */
   get<T>(key: string, load: () => T): T {
     if (this.#db.inTransaction) return load();
-    const version = this.#dataVersion.get()!;
-    if (version !== this.#version) {
-      this.#entries.clear();
-      this.#version = version;
-    }
+    if (!this.#checkedThisTurn) this.#checkVersion();
     if (this.#entries.has(key)) return this.#entries.get(key) as T;
     const value = load();
     if (this.#entries.size >= this.#limit) this.#entries.clear();
     this.#entries.set(key, value);
     return value;
+  }
+
+  #checkVersion(): void {
+    const version = this.#dataVersion.get()!;
+    if (version !== this.#version) {
+      this.#entries.clear();
+      this.#version = version;
+    }
+    this.#checkedThisTurn = true;
+    // Runs after this turn's callbacks and microtasks, before the next turn's I/O callbacks.
+    setImmediate(() => {
+      this.#checkedThisTurn = false;
+    }).unref();
   }
 
   /** Drops every entry. Every own write calls it (through `writeTransaction`). */

@@ -2,6 +2,7 @@
 // change, whoever made it, must see the change; and the cache itself must stay bounded.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { createTempDir, type TempDir } from '../../../helpers/tmp.js';
 import { openStore, type Account, type SshKeyRecord } from '../../../../src/service/store/index.js';
@@ -114,14 +115,19 @@ describe('lookups after another connection’s commits', () => {
     cleanups.push(() => other.close());
 
     other.removeKey(laptop.fingerprint);
+    // Within the turn that already checked, the cache answers as of that check: one state.
+    assert.equal(f.store.findKeyByFingerprint(laptop.fingerprint)?.name, 'laptop');
+    await nextTurn();
     assert.equal(f.store.findKeyByFingerprint(laptop.fingerprint), undefined);
     assert.deepEqual(f.store.listKeys(ada.id), []);
 
     const desktop = other.addKey(fakeKey(ada.id, 'desktop'));
+    await nextTurn();
     assert.deepEqual(f.store.findKeyByFingerprint(desktop.fingerprint), desktop);
     assert.deepEqual(f.store.listKeys(ada.id), [desktop]);
 
     other.removeAccount(ada.id);
+    await nextTurn();
     assert.equal(f.store.getAccount(ada.id), undefined);
     assert.equal(f.store.findKeyByFingerprint(desktop.fingerprint), undefined);
   });
@@ -211,11 +217,12 @@ describe('ReadCache', () => {
     const other = new Database(db.name);
     cleanups.push(() => other.close());
     other.prepare(`INSERT INTO kv VALUES ('nope', 'other')`).run();
+    await nextTurn();
     assert.deepEqual([read('nope'), read('x')], ['other', 'own']);
     assert.equal(loads, 5);
   });
 
-  test('a commit landing right after a miss was loaded is seen by the next lookup', async () => {
+  test('a commit landing right after a miss was loaded is seen by the next turn’s lookup', async () => {
     const { db, value } = await kvDatabase();
     const cache = new ReadCache(db);
     const other = new Database(db.name);
@@ -228,6 +235,7 @@ describe('ReadCache', () => {
     });
 
     assert.equal(loaded, 'committed');
+    await nextTurn();
     assert.equal(
       cache.get('x', () => value('x')),
       'newer',
