@@ -11,16 +11,21 @@ export interface FunnelOutcome {
  * The single place where a failure becomes an HTTP status. An {@link ExectlError} answers with
  * its catalogue status, its own headers and `{"error": message}` (or its explicit body);
  * anything else is a bug: 500 `internal error`, with the cause returned for the log only.
+ * `headers` go on every answer (the request id).
  */
-export function sendError(res: ServerResponse, err: unknown): FunnelOutcome {
+export function sendError(
+  res: ServerResponse,
+  err: unknown,
+  headers: Record<string, string> = {},
+): FunnelOutcome {
   if (err instanceof ExectlError && err.code !== 'internal') {
     const body = err.body === undefined ? { error: err.message } : err.body;
-    writeJson(res, err.status, body, err.headers);
+    writeJson(res, err.status, body, { ...headers, ...err.headers });
     return err.logDetail === undefined
       ? { status: err.status }
       : { status: err.status, detail: err.logDetail };
   }
-  writeJson(res, 500, { error: 'internal error' }, {});
+  writeJson(res, 500, { error: 'internal error' }, headers);
   const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
   return { status: 500, detail };
 }

@@ -12,9 +12,14 @@ export const STREAMED_TIMEOUT_EXIT = 124;
  * Answers `ssh <vm> <command>`: raw interleaved output. While it fits in 1 MiB it is held
  * back, so the answer can carry `X-Exec-Exit` and a status (200 for exit 0, 422 otherwise;
  * a timeout throws for the funnel's 504). Past 1 MiB the answer starts streaming with 200 and
- * the exit code follows as the `X-Exec-Exit` trailer. Resolves with the status sent.
+ * the exit code follows as the `X-Exec-Exit` trailer. `headers` go on the answer too (the
+ * request id). Resolves with the status sent.
  */
-export async function sendStream(res: ServerResponse, output: StreamOutput): Promise<number> {
+export async function sendStream(
+  res: ServerResponse,
+  output: StreamOutput,
+  headers: Record<string, string> = {},
+): Promise<number> {
   const held: Buffer[] = [];
   let heldBytes = 0;
   let streaming = false;
@@ -22,6 +27,7 @@ export async function sendStream(res: ServerResponse, output: StreamOutput): Pro
   const startStreaming = () => {
     streaming = true;
     res.writeHead(200, {
+      ...headers,
       'Content-Type': 'application/octet-stream',
       Trailer: 'X-Exec-Exit',
     });
@@ -61,6 +67,7 @@ export async function sendStream(res: ServerResponse, output: StreamOutput): Pro
   const status = exitCode === 0 ? 200 : 422;
   const body = Buffer.concat(held, heldBytes);
   res.writeHead(status, {
+    ...headers,
     'Content-Type': 'application/octet-stream',
     'Content-Length': body.length,
     'X-Exec-Exit': String(exitCode),

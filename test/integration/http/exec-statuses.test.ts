@@ -58,6 +58,29 @@ describe('POST /exec statuses (SPEC §2)', () => {
     assert.equal(JSON.parse(r.body).email, 'owner@example.com');
   });
 
+  test('every answer names its request: X-Request-Id is the req= of its log line', async () => {
+    const file = svc.dir.join('too-large');
+    await writeFile(file, 'whoami' + ' '.repeat(65537 - 6));
+    const answers = [
+      await exec(svc, all, 'whoami'),
+      await exec(svc, null, 'whoami'),
+      await exec(svc, all, 'no-such-command'),
+      await exec(svc, all, `@${file}`),
+    ];
+    assert.deepEqual(
+      answers.map((r) => r.status),
+      [200, 401, 404, 413],
+    );
+    // The rest of a refused body is never read: that connection cannot carry another request.
+    assert.equal(answers[3]!.headers['connection'], 'close');
+    for (const r of answers) {
+      const id = r.headers['x-request-id'];
+      assert.match(id ?? '', /^[0-9a-f]{16}$/);
+      const line = svc.logs.find((l) => l.includes(` req=${id} `));
+      assert.match(line ?? '', new RegExp(` status=${r.status} `), `log line for ${id}`);
+    }
+  });
+
   test('405 for any other method, with Allow: POST, before authentication', async () => {
     for (const method of ['GET', 'PUT', 'DELETE']) {
       const r = await curl(`${svc.url}/exec`, ['-X', method]);

@@ -43,6 +43,7 @@ describe('ssh <vm> over /exec (bwrap)', () => {
     assert.equal(r.status, 200);
     assert.equal(r.headers['x-exec-exit'], '0');
     assert.equal(r.headers['content-type'], 'application/octet-stream');
+    assert.match(String(r.headers['x-request-id']), /^[0-9a-f]{16}$/);
     assert.equal(r.body.toString(), 'out\nerr\nvm1\n');
   });
 
@@ -57,6 +58,7 @@ describe('ssh <vm> over /exec (bwrap)', () => {
     const r = await exec(svc, token, 'ssh vm1 \'head -c 3000000 /dev/zero | tr "\\0" x; exit 3\'');
     assert.equal(r.status, 200);
     assert.equal(r.headers['trailer'], 'X-Exec-Exit');
+    assert.match(String(r.headers['x-request-id']), /^[0-9a-f]{16}$/);
     assert.equal(r.headers['x-exec-exit'], undefined);
     assert.equal(r.body.length, 3_000_000);
     assert.ok(r.body.every((b) => b === 0x78));
