@@ -90,7 +90,7 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
         (err) => sendError(res, err),
       );
 
-    const route = async (req: IncomingMessage, res: ServerResponse) => {
+    const route = (req: IncomingMessage, res: ServerResponse): Promise<void> => {
       // `Host: <vm>.<domain>` is the VM's address, whatever the path (SPEC §6).
       const vm = proxy.vmLabel(req);
       if (vm !== null) return proxy.forward(req, res, vm);

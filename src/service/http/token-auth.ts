@@ -14,7 +14,7 @@ export interface TokenCaller {
   permissions: Permissions;
 }
 
-/** Bound on remembered verifications; beyond it the oldest is forgotten. */
+/** Bound on remembered verifications; reaching it forgets them all. */
 const CACHE_LIMIT = 10_000;
 
 /**
@@ -26,7 +26,9 @@ const CACHE_LIMIT = 10_000;
 export class TokenAuthenticator {
   readonly #store: Store;
   readonly #nowMs: () => number;
-  readonly #verified = new Map<string, VerifiedToken>();
+  /** By namespace, then by exact svc0 string (no per-request key concatenation). */
+  readonly #verified = new Map<string, Map<string, VerifiedToken>>();
+  #verifiedCount = 0;
   readonly #keys = new Map<string, { text: string; key: PublicKey }>();
 
   constructor(store: Store, nowMs: () => number) {
@@ -38,8 +40,7 @@ export class TokenAuthenticator {
   authenticate(token: string, namespace: string): TokenCaller {
     const svc0 = this.#resolveSvc1(token, namespace);
     const nowSeconds = Math.floor(this.#nowMs() / 1000);
-    const cacheKey = `${namespace}\n${svc0}`;
-    let verified = this.#verified.get(cacheKey);
+    let verified = this.#verified.get(namespace)?.get(svc0);
     let record: SshKeyRecord | undefined;
     if (verified === undefined) {
       const findKey = (fp: string) => {
@@ -47,7 +48,7 @@ export class TokenAuthenticator {
         return record === undefined ? undefined : this.#parsed(record);
       };
       verified = verifySvc0(svc0, { namespace, nowSeconds, findKey });
-      this.#remember(cacheKey, verified);
+      this.#remember(namespace, svc0, verified);
     } else {
       checkTimeWindow(verified.permissions, nowSeconds);
       record = this.#store.findKeyByFingerprint(verified.fingerprint);
@@ -99,12 +100,20 @@ export class TokenAuthenticator {
     };
   }
 
-  #remember(cacheKey: string, verified: VerifiedToken): void {
-    if (this.#verified.size >= CACHE_LIMIT) {
-      const oldest = this.#verified.keys().next().value;
-      if (oldest !== undefined) this.#verified.delete(oldest);
+  #remember(namespace: string, svc0: string, verified: VerifiedToken): void {
+    // Past the bound, start over: simpler than tracking age across namespaces, and a flood of
+    // distinct valid tokens costs one signature check each either way.
+    if (this.#verifiedCount >= CACHE_LIMIT) {
+      this.#verified.clear();
+      this.#verifiedCount = 0;
     }
-    this.#verified.set(cacheKey, verified);
+    let tokens = this.#verified.get(namespace);
+    if (tokens === undefined) {
+      tokens = new Map();
+      this.#verified.set(namespace, tokens);
+    }
+    this.#verifiedCount += 1;
+    tokens.set(svc0, verified);
   }
 }
 
