@@ -56,9 +56,15 @@ export function createContext(proc: CliProcess, globals: GlobalFlags): CliContex
   // NO_COLOR counts only when non-empty (https://no-color.org).
   const color = globals.color && !proc.env.NO_COLOR && proc.stdout.isTTY === true;
   return {
-    stdin: proc.stdin,
+    // Getters: Node builds process.stdin and process.stderr on first use, a cost at start-up
+    // for the commands that never read input or warn.
+    get stdin() {
+      return proc.stdin;
+    },
     stdout: proc.stdout,
-    stderr: proc.stderr,
+    get stderr() {
+      return proc.stderr;
+    },
     env: proc.env,
     clock: systemClock,
     quiet: globals.quiet === true,
