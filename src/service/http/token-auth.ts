@@ -38,6 +38,8 @@ export class TokenAuthenticator {
 
   /** Verifies `token` for `namespace` and returns the caller, or throws a 401 TokenError. */
   authenticate(token: string, namespace: string): TokenCaller {
+    // A key another process removed a moment ago must fail this request already.
+    this.#store.catchUpWithOtherProcesses();
     const svc0 = this.#resolveSvc1(token, namespace);
     const nowSeconds = Math.floor(this.#nowMs() / 1000);
     let verified = this.#verified.get(namespace)?.get(svc0);

@@ -10,16 +10,15 @@ export const READ_CACHE_LIMIT = 10_000;
  *
  * Why it never serves stale data — the invalidation rules:
  * - Another connection's commit (e.g. `exectl serve accounts remove` in another process on the
- *   same file) changes `PRAGMA data_version` as this connection sees it. The first lookup of each
- *   event-loop turn reads that number and forgets everything when it moved; the other lookups
- *   of the same turn trust that check. So another process's commit is seen from the next turn
- *   on: every request that starts after it — the HTTP parser hands each one over in a turn of
- *   its own — sees it, and the reads of one turn never mix states. Reading the number takes
- *   SQLite's WAL read lock (two fcntl calls), which is why it is not read for every lookup: that
- *   cost the /exec path as much as the queries it replaced.
+ *   same file) changes `PRAGMA data_version` as this connection sees it. Reading that number
+ *   takes SQLite's WAL read lock (two fcntl calls), as costly as the query it would save, so it
+ *   is read once per event-loop turn, by the turn's first lookup, and whenever {@link checkNow}
+ *   is called — which authentication does once per request, so every request sees what other
+ *   processes committed before it started (a removed key is refused). When the number moved,
+ *   everything is forgotten.
  * - The number is read *before* a miss is loaded, so a value is only ever filed under a version
  *   at most as new as the data it came from: a commit that lands between the two reads makes
- *   the next turn's first lookup start over.
+ *   the next check start over.
  * - This connection's own commits do not change `data_version`, so every write of the store
  *   goes through `writeTransaction` (context.ts), which calls {@link forget} once the
  *   transaction has finished, committed or not. Those are seen at once.
@@ -57,7 +56,7 @@ export class ReadCache {
    */
   get<T>(key: string, load: () => T): T {
     if (this.#db.inTransaction) return load();
-    if (!this.#checkedThisTurn) this.#checkVersion();
+    if (!this.#checkedThisTurn) this.checkNow();
     if (this.#entries.has(key)) return this.#entries.get(key) as T;
     const value = load();
     if (this.#entries.size >= this.#limit) this.#entries.clear();
@@ -65,12 +64,18 @@ export class ReadCache {
     return value;
   }
 
-  #checkVersion(): void {
+  /**
+   * Reads `data_version` now, so that the next lookups see every commit other connections made
+   * before this call (the cache checks only once per event-loop turn by itself).
+   */
+  checkNow(): void {
+    if (this.#db.inTransaction) return;
     const version = this.#dataVersion.get()!;
     if (version !== this.#version) {
       this.#entries.clear();
       this.#version = version;
     }
+    if (this.#checkedThisTurn) return;
     this.#checkedThisTurn = true;
     // Runs after this turn's callbacks and microtasks, before the next turn's I/O callbacks.
     setImmediate(() => {
