@@ -25,7 +25,8 @@ export async function loadTest(options: {
   url: string;
   path: string;
   body: string;
-  headers: Record<string, string>;
+  /** The request headers, or a function giving each request its own (e.g. rotating tokens). */
+  headers: Record<string, string> | (() => Record<string, string>);
   connections: number;
   durationMs: number;
   expectStatus?: number;
@@ -39,7 +40,7 @@ export async function loadTest(options: {
       const res = await pool.request({
         method: 'POST',
         path: options.path,
-        headers: options.headers,
+        headers: typeof options.headers === 'function' ? options.headers() : options.headers,
         body: options.body,
       });
       await res.body.dump();

@@ -1,6 +1,8 @@
 // A real exectl service for benchmarks, run from the compiled dist/ (what users run).
-// argv[2]: JSON { publicKey, fingerprint, keyType, populate, runtime, vm }. Prints its URL.
-import { mkdtempSync, rmSync } from 'node:fs';
+// argv[2]: JSON { publicKey, fingerprint, keyType, populate, keysFile, runtime, vm }: the bench
+// account's key, how many filler accounts (each with a key and a VM) to add, and a JSON file of
+// more keys, each registered on an account of its own. Prints its URL.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createService } from '../../dist/service/index.js';
@@ -28,6 +30,11 @@ const owner = store.createAccount('bench@example.com', [
     keyType: options.keyType,
   },
 ]);
+for (const [i, key] of JSON.parse(
+  options.keysFile === undefined ? '[]' : readFileSync(options.keysFile, 'utf8'),
+).entries()) {
+  store.createAccount(`rotate${i}@example.com`, [{ ...key, name: 'rotate' }]);
+}
 // Filler rows: other accounts with one key and one VM record each, to show lookups do not scan.
 for (let i = 0; i < (options.populate ?? 0); i++) {
   const fp = `SHA256:filler${String(i).padStart(37, '0')}`;
