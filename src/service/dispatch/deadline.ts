@@ -12,6 +12,8 @@ export interface Deadline {
   race<T>(work: Promise<T>): Promise<T>;
   /** Stops the clock once the command has settled. */
   clear(): void;
+  /** The time is up or the command was stopped (without making the signal). */
+  readonly expired: boolean;
   /** Throws the reason when the time is already up or the command was already stopped. */
   throwIfExpired(): void;
 }
@@ -82,6 +84,10 @@ class CommandDeadline implements Deadline {
     clearTimeout(this.#timer);
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
+  }
+
+  get expired(): boolean {
+    return this.#expired !== undefined;
   }
 
   throwIfExpired(): void {

@@ -131,16 +131,20 @@ export async function dispatch<Deps>(
  * 20 times more to create than a class instance (measured on Node 20).
  */
 class DispatchedContext<Deps> implements CommandContext<Deps> {
+  readonly #deadline: Deadline;
+
   constructor(
     readonly principal: Principal,
     readonly deps: Deps,
-    private readonly deadline: Deadline,
+    deadline: Deadline,
     readonly requestId: string,
     readonly registry: CommandRegistry<Deps>,
-  ) {}
+  ) {
+    this.#deadline = deadline;
+  }
 
   get signal(): AbortSignal {
-    return this.deadline.signal;
+    return this.#deadline.signal;
   }
 }
 
@@ -164,7 +168,7 @@ function underDeadline(output: StreamOutput, deadline: Deadline): StreamOutput {
     async start(sink) {
       const guarded = {
         write: (chunk: Buffer) => {
-          if (!deadline.signal.aborted) sink.write(chunk);
+          if (!deadline.expired) sink.write(chunk);
         },
       };
       try {

@@ -83,7 +83,7 @@ export interface CommandContext<Deps> {
    * Aborted at the deadline (reason: the `timeout` ExectlError) or when the front end gives up
    * (client gone, server shutting down). A command that started processes must kill them then.
    */
-  signal: AbortSignal;
+  readonly signal: AbortSignal;
   /** Correlates this command with the request log line. */
   requestId: string;
   /** The registry this command was dispatched from (used by `help`). */
