@@ -20,7 +20,7 @@ export function sendError(
 ): FunnelOutcome {
   if (err instanceof ExectlError && err.code !== 'internal') {
     const body = err.body === undefined ? { error: err.message } : err.body;
-    writeJson(res, err.status, body, { ...headers, ...err.headers });
+    writeJson(res, err.status, body, Object.assign({}, headers, err.headers));
     return err.logDetail === undefined
       ? { status: err.status }
       : { status: err.status, detail: err.logDetail };

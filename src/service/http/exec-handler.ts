@@ -68,7 +68,11 @@ export function createExecHandler(options: ExecHandlerOptions) {
       // After a 413 the rest of the body is never read, so the connection cannot carry another
       // request.
       const tooLarge = err instanceof ExectlError && err.code === 'body_too_large';
-      return sendError(res, err, tooLarge ? { ...idHeader, Connection: 'close' } : idHeader);
+      return sendError(
+        res,
+        err,
+        tooLarge ? Object.assign({ Connection: 'close' }, idHeader) : idHeader,
+      );
     });
   };
 }

@@ -26,11 +26,13 @@ export async function sendStream(
 
   const startStreaming = () => {
     streaming = true;
-    res.writeHead(200, {
-      ...headers,
-      'Content-Type': 'application/octet-stream',
-      Trailer: 'X-Exec-Exit',
-    });
+    res.writeHead(
+      200,
+      Object.assign({}, headers, {
+        'Content-Type': 'application/octet-stream',
+        Trailer: 'X-Exec-Exit',
+      }),
+    );
     for (const chunk of held) res.write(chunk);
     held.length = 0;
   };
@@ -66,12 +68,15 @@ export async function sendStream(
   }
   const status = exitCode === 0 ? 200 : 422;
   const body = Buffer.concat(held, heldBytes);
-  res.writeHead(status, {
-    ...headers,
-    'Content-Type': 'application/octet-stream',
-    'Content-Length': body.length,
-    'X-Exec-Exit': String(exitCode),
-  });
+  // Object.assign, not a spread plus fields: see writeJson.
+  res.writeHead(
+    status,
+    Object.assign({}, headers, {
+      'Content-Type': 'application/octet-stream',
+      'Content-Length': body.length,
+      'X-Exec-Exit': String(exitCode),
+    }),
+  );
   res.end(body);
   return status;
 }

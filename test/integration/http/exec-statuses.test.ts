@@ -66,10 +66,13 @@ describe('POST /exec statuses (SPEC §2)', () => {
       await exec(svc, null, 'whoami'),
       await exec(svc, all, 'no-such-command'),
       await exec(svc, all, `@${file}`),
+      await curl(`${svc.url}/exec`, ['-X', 'GET']),
+      await exec(svc, all, 'rename nope'),
+      await exec(svc, all, 'ls --bogus'),
     ];
     assert.deepEqual(
       answers.map((r) => r.status),
-      [200, 401, 404, 413],
+      [200, 401, 404, 413, 405, 403, 422],
     );
     // The rest of a refused body is never read: that connection cannot carry another request.
     assert.equal(answers[3]!.headers['connection'], 'close');

@@ -70,6 +70,9 @@ test('the server shutting down answers a running command 503 and stops it', asyn
     const closing = own.service.close();
     const res = await pending;
     assert.equal(res.statusCode, 503);
+    assert.match(String(res.headers['x-request-id']), /^[0-9a-f]{16}$/);
+    // So that the listener can close at once instead of waiting out the grace period.
+    assert.equal(res.headers['connection'], 'close');
     assert.deepEqual(await res.body.json(), { error: 'server is shutting down' });
     await closing;
     assert.equal(await waitForCount('sleep 4322', 0), 0, 'the command was stopped');
