@@ -14,7 +14,7 @@ export interface TokenCaller {
   permissions: Permissions;
 }
 
-/** Bound on remembered verifications; reaching it forgets them all. */
+/** Default bound on remembered verifications; reaching it forgets them all. */
 const CACHE_LIMIT = 10_000;
 
 /**
@@ -29,11 +29,24 @@ export class TokenAuthenticator {
   /** By namespace, then by exact svc0 string (no per-request key concatenation). */
   readonly #verified = new Map<string, Map<string, VerifiedToken>>();
   #verifiedCount = 0;
+  readonly #verifiedLimit: number;
   readonly #keys = new Map<string, { text: string; key: PublicKey }>();
 
-  constructor(store: Store, nowMs: () => number) {
+  /**
+   * @param store where keys, accounts and svc1 tokens are looked up, on every request.
+   * @param nowMs the clock for the tokens' time windows.
+   * @param verifiedLimit how many signature checks to remember (10000 by default); reaching it
+   *   forgets them all. Tests pass a small one to reach it.
+   */
+  constructor(store: Store, nowMs: () => number, verifiedLimit = CACHE_LIMIT) {
     this.#store = store;
     this.#nowMs = nowMs;
+    this.#verifiedLimit = verifiedLimit;
+  }
+
+  /** How many signature checks are remembered right now: for tests and diagnostics. */
+  get cachedVerifications(): number {
+    return this.#verifiedCount;
   }
 
   /** Verifies `token` for `namespace` and returns the caller, or throws a 401 TokenError. */
@@ -105,7 +118,7 @@ export class TokenAuthenticator {
   #remember(namespace: string, svc0: string, verified: VerifiedToken): void {
     // Past the bound, start over: simpler than tracking age across namespaces, and a flood of
     // distinct valid tokens costs one signature check each either way.
-    if (this.#verifiedCount >= CACHE_LIMIT) {
+    if (this.#verifiedCount >= this.#verifiedLimit) {
       this.#verified.clear();
       this.#verifiedCount = 0;
     }

@@ -247,3 +247,72 @@ test('the deadline keeps running while a stream is read, and drops output writte
   assert.deepEqual(chunks, ['first\n']);
   assert.deepEqual(deps.log, ['tail stopped']);
 });
+
+/**
+ * Never reads `ctx.signal` (so no AbortSignal is ever made for it) and never settles: only the
+ * deadline's race can end its dispatch. Counts its runs in `calls.count`.
+ */
+function ignoringCommand(calls: { count: number }): CommandDefinition<TestDeps> {
+  return {
+    path: 'ignore',
+    description: 'Ignore every reason to stop',
+    usage: 'ignore',
+    mutates: false,
+    flags: [],
+    args: [],
+    examples: [],
+    run: () => {
+      calls.count += 1;
+      return new Promise(() => {});
+    },
+  };
+}
+
+function ignoringRegistry(calls: { count: number }): CommandRegistry<TestDeps> {
+  const registry = testRegistry();
+  registry.register(ignoringCommand(calls));
+  return registry;
+}
+
+test('a command that ignores its signal is still cut off at the deadline: 504', async () => {
+  const calls = { count: 0 };
+  const { result } = run('ignore', null, { deadlineMs: 100, registry: ignoringRegistry(calls) });
+  await assert.rejects(result, (err: unknown) => {
+    assert.ok(err instanceof ExectlError);
+    assert.equal(err.code, 'timeout');
+    assert.equal(err.status, 504);
+    assert.equal(err.message, 'command timed out after 0.1s');
+    return true;
+  });
+  assert.equal(calls.count, 1);
+});
+
+test('a command that ignores its signal is still stopped by the front end, with its reason', async () => {
+  const calls = { count: 0 };
+  const clientGone = new AbortController();
+  const reason = new Error('client went away');
+  const { result } = run('ignore', null, {
+    signal: clientGone.signal,
+    registry: ignoringRegistry(calls),
+  });
+  clientGone.abort(reason);
+  await assert.rejects(result, (err: unknown) => {
+    assert.equal(err, reason, 'rejects with exactly the abort reason');
+    return true;
+  });
+  assert.equal(calls.count, 1);
+});
+
+test('a command that ignores its signal is not even started when the stop already held', async () => {
+  const calls = { count: 0 };
+  const reason = new Error('client went away');
+  const { result } = run('ignore', null, {
+    signal: AbortSignal.abort(reason),
+    registry: ignoringRegistry(calls),
+  });
+  await assert.rejects(result, (err: unknown) => {
+    assert.equal(err, reason);
+    return true;
+  });
+  assert.equal(calls.count, 0, 'run must never be called');
+});
