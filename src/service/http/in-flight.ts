@@ -41,12 +41,18 @@ export class InFlightCommands {
         stop(reason);
         return () => {};
       }
-      stopCommand = stop;
-      this.#stops.add(stop);
-      return () => {
+      // Whichever comes first, hang-up or shutdown, stops the command; the other finds nothing.
+      const unsubscribe = () => {
         stopCommand = undefined;
-        this.#stops.delete(stop);
+        this.#stops.delete(stopOnce);
       };
+      const stopOnce = (why: unknown) => {
+        unsubscribe();
+        stop(why);
+      };
+      stopCommand = stopOnce;
+      this.#stops.add(stopOnce);
+      return unsubscribe;
     };
   }
 }

@@ -111,6 +111,10 @@ test('the client hanging up before the answer is finished stops the command once
   assert.equal(arrival.res.writableFinished, false);
   assert.equal(reasons.length, 1);
   assertClientDisconnected(reasons[0]);
+
+  // A shutdown afterwards finds nothing left to stop: a stop is called once at most.
+  harness.shutdown.abort(new Error('shutdown'));
+  assert.equal(reasons.length, 1);
 });
 
 test('a subscription made after the client went away stops at once: client disconnected', async () => {
