@@ -143,3 +143,32 @@ test('tokenKind and isWellFormedSvc1 agree and never throw', () => {
     RUNS,
   );
 });
+
+/** The definition the decoder must match: Node's decoder, kept strict by re-encoding. */
+function referenceDecode(text: string): Buffer | undefined {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined;
+  const bytes = Buffer.from(text, 'base64url');
+  return bytes.toString('base64url') === text ? bytes : undefined;
+}
+
+test('decodeBase64UrlStrict accepts exactly the canonical spellings, with the same bytes', () => {
+  const base64ish = fc.string({
+    unit: fc.constantFrom(
+      ...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_=+/ é',
+    ),
+    maxLength: 40,
+  });
+  fc.assert(
+    fc.property(fc.oneof(base64ish, anyText), (text) => {
+      const expected = referenceDecode(text);
+      const got = onlyTokenErrors(() => decodeBase64UrlStrict(text, 'payload'));
+      if (expected === undefined) {
+        assert.ok(got instanceof TokenError, `accepted ${JSON.stringify(text)}`);
+        assert.equal(got.message, 'invalid token: payload is not valid base64url');
+      } else {
+        assert.deepEqual(got, expected, JSON.stringify(text));
+      }
+    }),
+    { numRuns: 5000 },
+  );
+});
