@@ -193,6 +193,21 @@ describe('on a data folder, offline', () => {
 });
 
 describe('next to a running server', () => {
+  /** A server on `data` whose owner ada@example.com signs in with her key. */
+  const serveForAda = (data: string) =>
+    startServe(
+      [
+        '--data',
+        data,
+        ...TEST_FLAGS,
+        '--owner',
+        'ada@example.com',
+        '--authorized-key',
+        ada.pubPath,
+      ],
+      { home: dir.path },
+    );
+
   test('a server without keys warns; accounts add makes the key work at once', async () => {
     const data = dir.join('live');
     const server = await startServe(['--data', data, ...TEST_FLAGS, '--owner', 'ada@example.com'], {
@@ -223,18 +238,7 @@ describe('next to a running server', () => {
 
   test('accounts remove revokes the key at once: the next request is 401', async () => {
     const data = dir.join('revoke');
-    const server = await startServe(
-      [
-        '--data',
-        data,
-        ...TEST_FLAGS,
-        '--owner',
-        'ada@example.com',
-        '--authorized-key',
-        ada.pubPath,
-      ],
-      { home: dir.path },
-    );
+    const server = await serveForAda(data);
     const added = await accounts(['add', 'bob@example.com', '--key', bob.pubPath, '--data', data]);
     assert.equal(added.code, 0, added.stderr);
     const token = await recipeToken(bob, ['whoami']);
@@ -250,18 +254,7 @@ describe('next to a running server', () => {
 
   test('remove is refused while the account owns VMs', async () => {
     const data = dir.join('vms');
-    const server = await startServe(
-      [
-        '--data',
-        data,
-        ...TEST_FLAGS,
-        '--owner',
-        'ada@example.com',
-        '--authorized-key',
-        ada.pubPath,
-      ],
-      { home: dir.path },
-    );
+    const server = await serveForAda(data);
     await execJson(server.url, ada, 'new --name web', 'new');
     assertOneLineError(
       await accounts(['remove', 'ada@example.com', '--data', data]),

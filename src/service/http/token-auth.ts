@@ -28,7 +28,6 @@ export class TokenAuthenticator {
   readonly #nowMs: () => number;
   /** By namespace, then by exact svc0 string (no per-request key concatenation). */
   readonly #verified = new Map<string, Map<string, VerifiedToken>>();
-  #verifiedCount = 0;
   readonly #verifiedLimit: number;
   readonly #keys = new Map<string, { text: string; key: PublicKey }>();
 
@@ -46,7 +45,9 @@ export class TokenAuthenticator {
 
   /** How many signature checks are remembered right now: for tests and diagnostics. */
   get cachedVerifications(): number {
-    return this.#verifiedCount;
+    let count = 0;
+    for (const tokens of this.#verified.values()) count += tokens.size;
+    return count;
   }
 
   /** Verifies `token` for `namespace` and returns the caller, or throws a 401 TokenError. */
@@ -118,16 +119,13 @@ export class TokenAuthenticator {
   #remember(namespace: string, svc0: string, verified: VerifiedToken): void {
     // Past the bound, start over: simpler than tracking age across namespaces, and a flood of
     // distinct valid tokens costs one signature check each either way.
-    if (this.#verifiedCount >= this.#verifiedLimit) {
-      this.#verified.clear();
-      this.#verifiedCount = 0;
-    }
+    // Namespaces are few (/exec and one per VM address), so counting on a miss is cheap.
+    if (this.cachedVerifications >= this.#verifiedLimit) this.#verified.clear();
     let tokens = this.#verified.get(namespace);
     if (tokens === undefined) {
       tokens = new Map();
       this.#verified.set(namespace, tokens);
     }
-    this.#verifiedCount += 1;
     tokens.set(svc0, verified);
   }
 }
