@@ -6,9 +6,6 @@ import { isLeaveCommand } from './leave-command.js';
 import { Cancellation, runCommandLine } from './run-line.js';
 import type { Interruptible, SessionContext } from './session-context.js';
 
-/** Input lines waiting to run before the channel stops reading (the client then waits). */
-const MAX_WAITING_LINES = 64;
-
 /**
  * A shell session without a pty (`echo ls | ssh host`, `ssh -T host`): like `sh` reading a
  * script, it runs each input line as a command, in order, with no prompt and no echo, and
@@ -33,13 +30,22 @@ export function startLineShell(channel: ServerChannel, ctx: SessionContext): Int
     finishChannel(channel, lastExit);
   };
 
+  // A loop, not a call per line: a flood of blank lines must not grow the stack.
   const next = (): void => {
-    if (running !== undefined || closed) return;
-    const line = lines.shift();
-    if (lines.length < MAX_WAITING_LINES) channel.resume();
-    if (line === undefined) return void (inputEnded && leave());
-    if (line.trim() === '') return next();
-    if (isLeaveCommand(line)) return leave();
+    while (running === undefined && !closed) {
+      const line = lines.shift();
+      if (line === undefined) {
+        if (inputEnded) leave();
+        else channel.resume();
+        return;
+      }
+      if (line.trim() === '') continue;
+      if (isLeaveCommand(line)) return leave();
+      run(line);
+    }
+  };
+
+  const run = (line: string): void => {
     const controller = new AbortController();
     running = controller;
     const signal = AbortSignal.any([controller.signal, ctx.shutdown]);
@@ -72,7 +78,9 @@ export function startLineShell(channel: ServerChannel, ctx: SessionContext): Int
 
   channel.on('data', (chunk: Buffer) => {
     take(utf8.write(chunk));
-    if (lines.length >= MAX_WAITING_LINES) channel.pause();
+    // Lines wait while a command runs: read no more input (the client then waits) until they
+    // are all taken. What one chunk held is the most that ever waits.
+    channel.pause();
     next();
   });
   channel.on('end', () => {

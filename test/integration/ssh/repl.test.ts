@@ -159,3 +159,13 @@ test('shell without a pty: an overlong line fails alone; many waiting lines are 
   assert.match(r.stdout, /^\{"email":"owner@example\.com",.*\}\n$/);
   assert.equal(r.code, 5);
 });
+
+test('shell without a pty: 20 KB of blank lines are read one after another, not recursively', async () => {
+  // One recursive call per blank line once overflowed the stack and took the server down.
+  const input = '\n'.repeat(20_000) + 'whoami --json\n' + '\n'.repeat(200_000);
+  const r = await h.ssh(undefined, { extra: ['-T'], input });
+  assert.equal(r.stderr, '');
+  assert.match(r.stdout, /^\{"email":"owner@example\.com",.*\}\n$/);
+  assert.equal(r.code, 0);
+  assert.equal((await h.ssh('whoami --json')).code, 0, 'the server still serves');
+});
