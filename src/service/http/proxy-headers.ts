@@ -5,7 +5,11 @@ import type { TLSSocket } from 'node:tls';
 import type { TokenCaller } from './token-auth.js';
 import { HOP_BY_HOP_HEADERS } from './hop-by-hop.js';
 
-/** Only the proxy sets these: a client must not pose as another user or another origin. */
+/**
+ * Only the proxy sets these: a client must not pose as another user or another origin. Names
+ * are compared with `_` read as `-`, since many servers (CGI and WSGI: Python's, Rack, PHP)
+ * fold both to `_` and would read `X_Exectl_Email` as the proxy's own header.
+ */
 const PROXY_ONLY = /^(?:x-exectl-.*|x-forwarded-(?:for|host|proto))$/;
 
 export interface HeadersToVmOptions {
@@ -23,7 +27,7 @@ export interface HeadersToVmOptions {
 /**
  * The request headers for the VM's server: the client's own, without hop-by-hop headers (unless
  * tunnelled), `Proxy-Authorization`, `Expect` (the proxy answers it), the exectl token or any
- * client-sent `X-Exectl-*` / `X-Forwarded-*`; then `X-Exectl-Email`, `X-Exectl-User-Id` and
+ * client-sent `X-Exectl-*` / `X-Forwarded-*` (`_` or `-`); then `X-Exectl-Email`, `X-Exectl-User-Id` and
  * `X-Exectl-Token-Ctx` for a visitor with a token, and `X-Forwarded-For/-Host/-Proto`.
  */
 export function headersToVm(req: IncomingMessage, options: HeadersToVmOptions): string[] {
@@ -32,7 +36,7 @@ export function headersToVm(req: IncomingMessage, options: HeadersToVmOptions): 
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i]!;
     const lower = name.toLowerCase();
-    if (PROXY_ONLY.test(lower) || lower === 'proxy-authorization') continue;
+    if (PROXY_ONLY.test(lower.replaceAll('_', '-')) || lower === 'proxy-authorization') continue;
     if (options.dropAuthorization && lower === 'authorization') continue;
     if (!options.tunnel && (HOP_BY_HOP_HEADERS.has(lower) || lower === 'expect')) continue;
     if (connectionScoped.has(lower)) continue;
