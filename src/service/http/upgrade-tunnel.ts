@@ -1,17 +1,21 @@
-// Upgrades (WebSocket) through the VM proxy. No WebSocket code is needed: the request head goes
-// to the VM's server as received (headers adjusted), then the two sockets are joined and every
-// byte after that is relayed untouched. The VM's server accepts or refuses the upgrade itself.
-import { ServerResponse, type IncomingMessage } from 'node:http';
-import { connect, type Socket } from 'node:net';
+// Upgrades (WebSocket) through the VM proxy. No WebSocket code is needed: the request goes to
+// the VM's server as received (headers adjusted) and the VM's server accepts or refuses the
+// upgrade itself. Only a 101 joins the two sockets, after which every byte is relayed untouched.
+// Anything else is one ordinary answer, after which the connection closes: the bytes that
+// followed the upgrade request (perhaps a second request, with forged X-Exectl-* headers) were
+// never parsed by the proxy, so they must never reach the VM's server.
+import { request, ServerResponse, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { sendError, type FunnelOutcome } from './error-funnel.js';
+import { headersFromVm } from './proxy-headers.js';
 import { CLIENT_CLOSED, VM_HOST, vmNotAnswering } from './proxy-relay.js';
 
 /**
- * Joins `client` (the socket Node hands to an `upgrade` listener, with `head`, the bytes read
- * past the request head) to the VM's server on `port`, sending it the request line and
- * `headers`. Resolves with the status the VM answered (101 when it took the upgrade) once both
- * sides have closed.
+ * Sends the upgrade request `req` with `headers` to the VM's server on `port`. On 101, joins
+ * `client` (the socket Node hands to an `upgrade` listener) to it, `head` (the bytes read past
+ * the request head) first; on any other answer, sends that answer to the client and closes
+ * both connections. Resolves with the status the VM answered once the exchange is over.
  *
  * @throws ExectlError 502 when the VM's server cannot be reached (nothing was relayed yet).
  */
@@ -23,26 +27,47 @@ export function tunnelToVm(
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     let status = CLIENT_CLOSED;
-    let joined = false;
-    const upstream = connect(target.port, VM_HOST);
-    upstream.once('connect', () => {
-      joined = true;
-      upstream.write(requestHead(req, target.headers));
-      upstream.write(head);
-      upstream.once('data', (chunk: Buffer) => (status = statusOf(chunk) ?? status));
-      upstream.pipe(client);
-      client.pipe(upstream);
+    const upstream = request({
+      host: VM_HOST,
+      port: target.port,
+      method: req.method,
+      path: req.url,
+      headers: target.headers,
+      agent: false,
+    });
+    upstream.on('upgrade', (answer: IncomingMessage, socket: Socket, upstreamHead: Buffer) => {
+      status = 101;
+      client.write(responseHead(answer));
+      client.write(upstreamHead);
+      socket.write(head);
+      socket.pipe(client);
+      client.pipe(socket);
+      socket.on('error', () => client.destroy());
+      socket.on('close', () => {
+        client.destroy();
+        resolve(status);
+      });
+      client.on('close', () => socket.destroy());
+    });
+    upstream.on('response', (answer) => {
+      status = answer.statusCode ?? 502;
+      const res = closingResponse(req, client);
+      res.writeHead(status, answer.statusMessage, headersFromVm(answer.rawHeaders));
+      answer.pipe(res);
+      answer.on('error', () => client.destroy());
+      // The VM's server may keep the connection for a next request: there is none.
+      answer.on('end', () => upstream.destroy());
     });
     upstream.on('error', (err) => {
-      if (joined) client.destroy();
-      else reject(vmNotAnswering(target.vmName, target.port, err));
-    });
-    upstream.on('close', () => {
-      if (joined) client.destroy();
-      resolve(status);
+      if (status === CLIENT_CLOSED) reject(vmNotAnswering(target.vmName, target.port, err));
+      else client.destroy();
     });
     client.on('error', () => upstream.destroy());
-    client.on('close', () => upstream.destroy());
+    client.on('close', () => {
+      upstream.destroy();
+      if (status !== 101) resolve(status);
+    });
+    upstream.end();
   });
 }
 
@@ -56,26 +81,32 @@ export function refuseOnSocket(
   err: unknown,
   requestId: string,
 ): FunnelOutcome {
-  const res = new ServerResponse(req);
+  const res = closingResponse(req, socket);
   res.setHeader('X-Request-Id', requestId);
+  return sendError(res, err);
+}
+
+/**
+ * A response written on the raw socket of an upgrade request, which closes the connection once
+ * sent; whatever the client sent after the request is read and dropped, unparsed.
+ */
+function closingResponse(req: IncomingMessage, socket: Duplex): ServerResponse {
+  const res = new ServerResponse(req);
   res.assignSocket(socket as Socket);
   res.shouldKeepAlive = false;
   res.on('finish', () => {
     res.detachSocket(socket as Socket);
     socket.end();
+    // Unread bytes at close would make the kernel reset the connection, answer and all.
+    socket.resume();
   });
-  return sendError(res, err);
+  return res;
 }
 
-/** The request line and headers, as bytes (header values are latin1 strings of raw bytes). */
-function requestHead(req: IncomingMessage, headers: readonly string[]): Buffer {
-  let text = `${req.method} ${req.url} HTTP/${req.httpVersion}\r\n`;
-  for (let i = 0; i + 1 < headers.length; i += 2) text += `${headers[i]}: ${headers[i + 1]}\r\n`;
+/** The VM's 101 status line and headers as they came (header values are latin1 raw bytes). */
+function responseHead(answer: IncomingMessage): Buffer {
+  let text = `HTTP/${answer.httpVersion} ${answer.statusCode} ${answer.statusMessage}\r\n`;
+  const raw = answer.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) text += `${raw[i]}: ${raw[i + 1]}\r\n`;
   return Buffer.from(`${text}\r\n`, 'latin1');
-}
-
-/** The status code of the first bytes of an HTTP/1 response, if they are one. */
-function statusOf(chunk: Buffer): number | undefined {
-  const match = /^HTTP\/1\.[01] (\d{3})/.exec(chunk.subarray(0, 16).toString('latin1'));
-  return match === null ? undefined : Number(match[1]);
 }

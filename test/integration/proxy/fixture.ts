@@ -32,8 +32,11 @@ export interface ProxyFixture {
   exec(line: string, key?: GeneratedKey): Promise<unknown>;
   /** Creates a VM owned by `key`'s account with a free default port, and returns that port. */
   createVm(name: string, key?: GeneratedKey): Promise<number>;
-  /** Starts `echo-server.mjs` in the VM, in the background, and waits until it listens. */
-  startEchoServer(vm: string): Promise<void>;
+  /**
+   * Starts `echo-server.mjs` (or another server file of this folder) in the VM, in the
+   * background, and waits until it listens.
+   */
+  startEchoServer(vm: string, server?: VmServerFile): Promise<void>;
   /** Runs `command` in the VM (`/bin/sh -c`) and asserts that it exits 0. */
   runInVm(vm: string, command: string): Promise<string>;
   /** Waits until something accepts connections on the loopback `port`. */
@@ -52,7 +55,8 @@ export interface Echo {
   bodySha256: string;
 }
 
-const ECHO_SERVER = new URL('./echo-server.mjs', import.meta.url);
+/** The servers this folder has for running inside a VM. */
+export type VmServerFile = 'echo-server.mjs' | 'keep-alive-server.mjs';
 
 /** The commands the fixture's own /exec tokens need. */
 const FIXTURE_CMDS = [
@@ -72,7 +76,6 @@ export async function startProxyFixture(
   const port = Number(new URL(svc.url).port);
   const execTokens = new Map<GeneratedKey, string>();
   const vmPorts = new Map<string, number>();
-  const echoSource = (await readFile(ECHO_SERVER)).toString('base64');
 
   const fixture: ProxyFixture = {
     svc,
@@ -116,13 +119,14 @@ export async function startProxyFixture(
       return text;
     },
 
-    async startEchoServer(vm) {
+    async startEchoServer(vm, server = 'echo-server.mjs') {
       const vmPort = vmPorts.get(vm);
       assert.ok(vmPort, `vm ${vm} was made by createVm`);
+      const source = (await readFile(new URL(`./${server}`, import.meta.url))).toString('base64');
       await fixture.runInVm(
         vm,
-        `printf %s ${echoSource} | base64 -d > "$HOME/echo-server.mjs" && ` +
-          `(setsid nohup node "$HOME/echo-server.mjs" ${vmPort} > "$HOME/echo.log" 2>&1 < /dev/null &)`,
+        `printf %s ${source} | base64 -d > "$HOME/${server}" && ` +
+          `(setsid nohup node "$HOME/${server}" ${vmPort} > "$HOME/echo.log" 2>&1 < /dev/null &)`,
       );
       await fixture.waitForPort(vmPort, 'echo.log', vm);
     },

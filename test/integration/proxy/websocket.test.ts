@@ -2,7 +2,8 @@
 // VM, and the proxy in between relaying the upgrade at the socket level.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { LookupFunction } from 'node:net';
+import { once } from 'node:events';
+import { connect, type LookupFunction } from 'node:net';
 import { Agent, WebSocket } from 'undici';
 import {
   curl,
@@ -132,6 +133,44 @@ describe('VM proxy: WebSocket upgrades', () => {
     const r = await curl(`${f.svc.url}/exec`, HANDSHAKE);
     assertJsonError(r, 400, 'protocol upgrade is only available on VM addresses');
     assert.match(f.svc.logs.at(-1)!, / via=http key=- cmd="GET -" status=400 ms=/);
+  });
+});
+
+describe('VM proxy: an upgrade the VM server does not take (SPEC §6)', () => {
+  let f: ProxyFixture;
+  before(async () => {
+    f = await startProxyFixture();
+    await f.createVm('plain');
+    await f.startEchoServer('plain', 'keep-alive-server.mjs');
+  });
+  after(() => f.stop());
+
+  const name =
+    'its answer reaches the client, then the connection closes: nothing smuggled after it';
+  test(name, { timeout: 20_000 }, async () => {
+    const token = await f.vmToken('plain');
+    const host = `plain.localhost:${f.port}`;
+    const socket = connect(f.port, '127.0.0.1');
+    await once(socket, 'connect');
+    // One write: the second request rides behind the upgrade request, with a forged identity.
+    // The client keeps its side open: closing is the proxy's job.
+    socket.write(
+      `GET /first HTTP/1.1\r\nHost: ${host}\r\nX-Exectl-Authorization: Bearer ${token}\r\n` +
+        'Connection: Upgrade\r\nUpgrade: websocket\r\n\r\n' +
+        `GET /second HTTP/1.1\r\nHost: ${host}\r\nX-Exectl-Email: alice@example.com\r\n\r\n`,
+    );
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    await once(socket, 'close');
+    const answer = Buffer.concat(chunks).toString('latin1');
+    assert.match(answer, /^HTTP\/1\.1 200 OK\r\n/);
+    assert.ok(answer.endsWith('\r\n\r\n{"line":"GET /first HTTP/1.1"}'), answer);
+    assert.equal(answer.match(/HTTP\/1\.1 \d{3} /g)!.length, 1, answer);
+
+    const seen = await curl(f.vmUrl('plain', '/seen'), withToken(token));
+    assert.equal(seen.status, 200, seen.body);
+    assert.deepEqual(JSON.parse(seen.body), [['GET /first HTTP/1.1', 'owner@example.com']]);
+    assert.match(f.svc.logs.at(-2)!, / via=proxy key=SHA256:\S+ cmd="GET plain" status=200 ms=/);
   });
 });
 
