@@ -30,6 +30,8 @@ export const ERROR_CATALOGUE = {
   command_failed: { status: 422, exit: 1 },
   /** The VM proxy could not reach the VM's server. */
   bad_gateway: { status: 502, exit: 9 },
+  /** A request came back to the server through one of its own integrations (SPEC §6). */
+  integration_loop: { status: 508, exit: 9 },
   /** The server is shutting down and cut the command off. */
   unavailable: { status: 503, exit: 9 },
   /** Anything unexpected. The message shown is always just "internal error". */

@@ -10,6 +10,7 @@ import { listenHttp, type HttpListener } from './http/http-server.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { TokenAuthenticator } from './http/token-auth.js';
 import { createVmProxy } from './http/vm-proxy.js';
+import { cameBack, integrationLoop, newLoopMark } from './integrations/loop.js';
 import { startReflectionListener } from './reflection/index.js';
 import { newLogEntry, runLogged } from './request-log.js';
 import { startSshFrontEnd } from './ssh/index.js';
@@ -61,7 +62,9 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
     closers.push(() => machines.shutdown());
 
     // Before any front end: VMs are told the reflection listener's address (endpoints).
-    const reflection = await startReflectionListener({ store, config, endpoints });
+    // Every request the integrations forward carries it; the listeners refuse it (SPEC §6).
+    const loopMark = newLoopMark();
+    const reflection = await startReflectionListener({ store, config, endpoints }, loopMark);
     closers.push(() => reflection.close());
     endpoints.reflection = reflection.url;
 
@@ -77,26 +80,29 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
       shutdown: shutdown.signal,
     });
     const proxy = createVmProxy({ deps, auth, rateLimiter });
-    // Any other path of the listener: one log line like every request, answered by the funnel.
-    const notFound = (req: IncomingMessage, res: ServerResponse) =>
+    // A request no route takes: one log line like every request, answered by the funnel.
+    const refuse = (req: IncomingMessage, res: ServerResponse, refusal: ExectlError) =>
       runLogged(
         config.log,
         newLogEntry('http', `${req.method} ${(req.url ?? '/').split('?')[0]}`),
         async () => {
-          throw new ExectlError('not_found', 'not found', {
-            hint: 'commands go to POST /exec',
-          });
+          throw refusal;
         },
         (err) => sendError(res, err),
       );
 
     const route = (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+      if (cameBack(req, loopMark)) return refuse(req, res, integrationLoop());
       // `Host: <vm>.<domain>` is the VM's address, whatever the path (SPEC §6).
       const vm = proxy.vmLabel(req);
       if (vm !== null) return proxy.forward(req, res, vm);
       const path = (req.url ?? '/').split('?')[0];
       if (path === '/exec') return exec(req, res);
-      return notFound(req, res);
+      return refuse(
+        req,
+        res,
+        new ExectlError('not_found', 'not found', { hint: 'commands go to POST /exec' }),
+      );
     };
     const http: HttpListener = await listenHttp(config.listen, config.tls, route, proxy.upgrade);
     closers.push(() => http.close());

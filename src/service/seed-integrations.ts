@@ -1,16 +1,26 @@
 // The integrations of one seed account: created when missing, else updated field by field.
-import { seedConflict, seedEntry, type SeedChanges } from './seed-conflict.js';
+import { refuseOwnListener } from './integrations/loop.js';
+import { asSeedConflict, seedConflict, seedEntry, type SeedChanges } from './seed-conflict.js';
 import type { SeedAccount, SeedIntegration } from './seed-parse.js';
+import type { SeedTarget } from './seed.js';
 import type { Account, IntegrationChanges, IntegrationRecord, Store } from './store/index.js';
 
-/** Makes each integration of `entry` exist on `account` and match the fields the seed gives. */
-export function applySeedIntegrations(
-  store: Store,
+/**
+ * Makes each integration of `entry` exist on `account` and match the fields the seed gives.
+ * A target on one of the service's own listeners is refused, as `integrations add` does.
+ */
+export async function applySeedIntegrations(
+  { store, endpoints }: SeedTarget,
   entry: SeedAccount,
   account: Account,
   changes: SeedChanges,
-): void {
+): Promise<void> {
   for (const wanted of entry.integrations) {
+    if (wanted.target !== undefined) {
+      await refuseOwnListener(wanted.target, endpoints).catch((err: unknown) => {
+        throw asSeedConflict(wanted.path, err);
+      });
+    }
     seedEntry(wanted.path, () => {
       const existing = store.getIntegration(account.id, wanted.name);
       if (existing === undefined) {

@@ -3,17 +3,19 @@
 // twice changes nothing; nothing absent from the seed is ever deleted.
 import { ensureAccount } from './ensure-account.js';
 import type { LogSink } from './config.js';
-import type { VmMachines } from './deps.js';
+import type { ServiceEndpoints, VmMachines } from './deps.js';
 import { seedConflict, seedEntry, type SeedChanges } from './seed-conflict.js';
 import { applySeedIntegrations } from './seed-integrations.js';
 import type { Seed, SeedAccount } from './seed-parse.js';
 import { applySeedVms } from './seed-vms.js';
 import type { Account, Store } from './store/index.js';
 
-/** What a seed is applied to: the running service's store and VM machinery. */
+/** What a seed is applied to: the running service's store, VM machinery and listeners. */
 export interface SeedTarget {
   store: Store;
   machines: VmMachines;
+  /** The listeners no integration may forward to. */
+  endpoints: ServiceEndpoints;
   /** Where problems that do not stop the seed are reported (a failed cleanup). */
   log: LogSink;
 }
@@ -38,8 +40,9 @@ export async function applySeed(
     entry,
     account: seedEntry(entry.path, () => applyAccount(target.store, entry, changes)),
   }));
-  for (const { entry, account } of accounts)
-    applySeedIntegrations(target.store, entry, account, changes);
+  for (const { entry, account } of accounts) {
+    await applySeedIntegrations(target, entry, account, changes);
+  }
   for (const { entry, account } of accounts) {
     await applySeedVms(target, entry, account, changes, signal);
   }

@@ -82,7 +82,8 @@ async function start(
     const abort = new AbortController();
     void stopRequested.then(() => abort.abort(new Error('server stopping')));
     const log = (line: string) => ctx.stderr.write(`exectl: seed: ${line}\n`);
-    const target = { store: service.store, machines: service.machines, log };
+    const { store, machines, endpoints } = service;
+    const target = { store, machines, endpoints, log };
     const changes = await applySeed(seed, target, abort.signal);
     const summary = changes.length === 0 ? 'nothing to change' : `${changes.length} change(s)`;
     ctx.stderr.write(`exectl: seed ${settings.seedPath}: ${summary}\n`);

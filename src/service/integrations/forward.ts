@@ -5,6 +5,7 @@ import { request as httpsRequest } from 'node:https';
 import { ExectlError } from '../../errors.js';
 import type { IntegrationRecord } from '../store/index.js';
 import { downstreamResponseHeaders, upstreamRequestHeaders } from './headers.js';
+import { LOOP_HEADER } from './loop.js';
 import { upstreamUrl } from './upstream-url.js';
 
 /** A forwarding integration: one with a target (every type but `reflection`). */
@@ -12,8 +13,9 @@ export type ForwardingIntegration = IntegrationRecord & { target: string };
 
 /**
  * Forwards `req` to `<target><rest>` (see {@link upstreamUrl}) with the same method, query,
- * body and end-to-end headers plus the integration's own, and streams the target's status,
- * headers and body back. Resolves with the status sent once the answer is complete (or cut).
+ * body and end-to-end headers plus the integration's own, and `loopMark` (see loop.ts), and
+ * streams the target's status, headers and body back. Resolves with the status sent once the
+ * answer is complete (or cut).
  *
  * @throws ExectlError `bad_gateway` `integration "x" is unreachable` when the target cannot be
  *   reached before it answers; `bad_request` when `rest` climbs out of the target's path.
@@ -23,13 +25,13 @@ export function forwardToIntegration(
   res: ServerResponse,
   integration: ForwardingIntegration,
   rest: string,
+  loopMark: string,
 ): Promise<number> {
   const url = upstreamUrl(integration.target, rest);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  const upstream = send(url, {
-    method: req.method,
-    headers: upstreamRequestHeaders(req.headersDistinct, integration.headers, url.host),
-  });
+  const headers = upstreamRequestHeaders(req.headersDistinct, integration.headers, url.host);
+  headers[LOOP_HEADER] = loopMark;
+  const upstream = send(url, { method: req.method, headers });
   // The Expect header is not forwarded (the target never sees it): invite the body ourselves.
   if (req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();
 

@@ -1,16 +1,19 @@
 // Which headers cross the integration proxy, in each direction, and the configured ones added.
 import type { OutgoingHttpHeaders } from 'node:http';
 import { HOP_BY_HOP_HEADERS } from '../http/hop-by-hop.js';
+import { LOOP_HEADER } from './loop.js';
 
 /**
  * Header names an integration may not configure: hop-by-hop ones, and those the proxy itself
- * decides (`Host` names the target, `Content-Length` and `Expect` belong to the VM's body).
+ * decides (`Host` names the target, `Content-Length` and `Expect` belong to the VM's body, the
+ * loop mark is the forwarder's).
  */
 export const RESERVED_HEADER_NAMES: ReadonlySet<string> = new Set([
   ...HOP_BY_HOP_HEADERS,
   'host',
   'content-length',
   'expect',
+  LOOP_HEADER,
 ]);
 
 /** A configured `Name: value` line as name (lower case) and value (surrounding blanks cut). */

@@ -6,6 +6,7 @@ import { quote } from '../commands/shared/validate.js';
 import type { ServiceDeps } from '../deps.js';
 import { sendError } from '../http/error-funnel.js';
 import { forwardToIntegration } from '../integrations/forward.js';
+import { cameBack, integrationLoop } from '../integrations/loop.js';
 import { newLogEntry, runLogged } from '../request-log.js';
 import type { VmRecord } from '../store/index.js';
 import { fieldDocument, fieldOfPath, indexDocument, openFields } from './documents.js';
@@ -19,13 +20,17 @@ export type ReflectionDeps = Pick<ServiceDeps, 'store' | 'config' | 'endpoints'>
  * Answers one request on the reflection listener. The secret in the path is the only
  * credential: an unknown one is a plain 404, so nothing tells whether a VM exists. Documents
  * are GET only (405 `Allow: GET`); integration addresses forward any method. Logs one line per
- * request naming the VM, never its secret.
+ * request naming the VM, never its secret. A request this service's own integration forwarder
+ * sent (it carries `loopMark`) is refused with 508.
  */
-export function createReflectionHandler(deps: ReflectionDeps) {
+export function createReflectionHandler(deps: ReflectionDeps, loopMark: string) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const entry = newLogEntry('reflection');
     res.setHeader('X-Request-Id', entry.requestId);
-    const work = () => answer(deps, req, res, (path) => (entry.path = path));
+    const work = async () => {
+      if (cameBack(req, loopMark)) throw integrationLoop();
+      return answer(deps, req, res, loopMark, (path) => (entry.path = path));
+    };
     await runLogged(deps.config.log, entry, work, (err) => sendError(res, err));
   };
 }
@@ -35,6 +40,7 @@ async function answer(
   deps: ReflectionDeps,
   req: IncomingMessage,
   res: ServerResponse,
+  loopMark: string,
   logAs: (path: string) => void,
 ): Promise<number> {
   const route = parseReflectionRoute(req.url ?? '/');
@@ -45,7 +51,7 @@ async function answer(
   if (route.kind === 'integration') {
     logAs(`${vm.name} ${req.method ?? '-'} /i/${route.name}`);
     const integration = forwardingIntegration(deps.store, vm, integrations, route.name);
-    return forwardToIntegration(req, res, integration, route.rest);
+    return forwardToIntegration(req, res, integration, route.rest, loopMark);
   }
 
   logAs(`${vm.name} ${req.method ?? '-'} ${route.path}`);

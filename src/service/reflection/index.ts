@@ -6,8 +6,12 @@ import { createReflectionHandler, type ReflectionDeps } from './handler.js';
 /**
  * Starts the reflection listener on `config.reflectionListen` (plain HTTP: VMs reach it on
  * the host's loopback). Its base URL is the caller's to put in `endpoints.reflection`, before
- * any VM command runs, since VMs are told `{endpoints.reflection}/vm/<secret>`.
+ * any VM command runs, since VMs are told `{endpoints.reflection}/vm/<secret>`. `loopMark` is
+ * the service's integration loop mark (integrations/loop.ts).
  */
-export function startReflectionListener(deps: ReflectionDeps): Promise<HttpListener> {
-  return listenHttp(deps.config.reflectionListen, null, createReflectionHandler(deps));
+export function startReflectionListener(
+  deps: ReflectionDeps,
+  loopMark: string,
+): Promise<HttpListener> {
+  return listenHttp(deps.config.reflectionListen, null, createReflectionHandler(deps, loopMark));
 }

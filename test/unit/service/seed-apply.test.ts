@@ -48,6 +48,7 @@ async function openTarget(
   return {
     store,
     machines,
+    endpoints,
     log: () => {},
     close: async () => {
       await machines.shutdown();
@@ -271,6 +272,17 @@ describe('refusals name the seed entry', () => {
       'seed accounts[0].integrations[0]: integration "gh" needs a target to be created',
     );
   });
+
+  test("an integration whose target is one of exectl's own listeners", () =>
+    refused(
+      [
+        {
+          email: 'ada@example.com',
+          integrations: [{ name: 'loop', type: 'http-proxy', target: 'http://localhost:1/x' }],
+        },
+      ],
+      'seed accounts[0].integrations[0]: invalid target "http://localhost:1": it is one of exectl\'s own listeners',
+    ));
 
   test('a team member without an account', () =>
     refused(

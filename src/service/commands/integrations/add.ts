@@ -1,4 +1,5 @@
 import { commandFailed } from '../../../errors.js';
+import { refuseOwnListener } from '../../integrations/loop.js';
 import { REFLECTION_FIELDS, type IntegrationType } from '../../store/index.js';
 import { json, type ServiceCommand } from '../shared/command.js';
 import { checkComment } from '../shared/validate.js';
@@ -62,6 +63,7 @@ export const integrationsAddCommand: ServiceCommand = {
     if (name === undefined) throw commandFailed('missing flag --name');
     checkIntegrationName(name);
     const target = checkTargetFor(type, flags.string('target'));
+    if (target !== null) await refuseOwnListener(target, ctx.deps.endpoints);
     const headers = flags.strings('header').map(checkHeaderLine);
     if (type === 'reflection' && headers.length > 0) {
       throw commandFailed('a reflection integration has no headers');

@@ -1,0 +1,91 @@
+// Integration loops (SPEC §6): an integration forwards to its target only, never back to one
+// of the service's own listeners. There, a request would circle through the reflection
+// listener for ever, or reach /exec and other VMs' addresses from inside a VM. A target that
+// names a listener is refused when it is set; one that gets past that (a name that resolves
+// differently later, listeners that moved since) is caught by the mark every forwarded request
+// carries, which the listeners refuse.
+import { randomBytes } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
+import type { IncomingMessage } from 'node:http';
+import { BlockList, isIP } from 'node:net';
+import { commandFailed, ExectlError } from '../../errors.js';
+import { quote } from '../commands/shared/validate.js';
+import { servicePorts, type ServiceEndpoints } from '../deps.js';
+
+/** The request header holding the mark of the service whose integration forwarded it. */
+export const LOOP_HEADER = 'x-exectl-hop';
+
+/** A fresh random mark for one running service (another exectl must not take it for its own). */
+export function newLoopMark(): string {
+  return randomBytes(12).toString('base64url');
+}
+
+/** Whether this service's own integration forwarder sent `req` (it carries `mark`). */
+export function cameBack(req: IncomingMessage, mark: string): boolean {
+  return req.headersDistinct[LOOP_HEADER]?.includes(mark) === true;
+}
+
+/** The 508 for a request that {@link cameBack}. */
+export function integrationLoop(): ExectlError {
+  return new ExectlError('integration_loop', 'integration loop', {
+    hint: "point the integration's target at another server than exectl itself",
+  });
+}
+
+/**
+ * Refuses an integration target on a port of the service's listeners (HTTP, reflection, SSH)
+ * at an address that reaches them: loopback, unspecified (`0.0.0.0`, `::`), or a listener's
+ * own address, however written (`localhost`, any `*.localhost`, `2130706433`, `[::ffff:…]`,
+ * a name DNS resolves there). A name that does not resolve now is let through.
+ *
+ * @throws ExectlError 422 `invalid target "http://127.0.0.1:7070": it is one of exectl's own listeners`
+ */
+export async function refuseOwnListener(
+  target: string,
+  endpoints: ServiceEndpoints,
+): Promise<void> {
+  const url = new URL(target);
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  if (!servicePorts(endpoints).has(port)) return;
+  const reaching = reachingAddresses(endpoints);
+  for (const address of await addressesOf(url.hostname)) {
+    if (reaching.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4')) {
+      const shown = quote(`${url.protocol}//${url.host}`);
+      throw commandFailed(`invalid target ${shown}: it is one of exectl's own listeners`);
+    }
+  }
+}
+
+/** Addresses at which a connection reaches the service's listeners. */
+function reachingAddresses(endpoints: ServiceEndpoints): BlockList {
+  const list = new BlockList();
+  list.addSubnet('127.0.0.0', 8, 'ipv4');
+  list.addSubnet('0.0.0.0', 8, 'ipv4');
+  list.addAddress('::1', 'ipv6');
+  list.addAddress('::', 'ipv6');
+  const hosts = [endpoints.http, endpoints.reflection]
+    .filter((base) => base !== '')
+    .map((base) => new URL(base).hostname);
+  if (endpoints.ssh !== null) hosts.push(endpoints.ssh.host);
+  for (const host of hosts.map(unbracketed)) {
+    const family = isIP(host);
+    if (family !== 0) list.addAddress(host, family === 6 ? 'ipv6' : 'ipv4');
+  }
+  return list;
+}
+
+async function addressesOf(hostname: string): Promise<string[]> {
+  const host = unbracketed(hostname).replace(/\.$/, '');
+  if (isIP(host) !== 0) return [host];
+  // RFC 6761: every *.localhost name is loopback (curl and browsers agree), whatever DNS says.
+  if (host === 'localhost' || host.endsWith('.localhost')) return ['127.0.0.1'];
+  try {
+    return (await lookup(host, { all: true })).map((found) => found.address);
+  } catch {
+    return [];
+  }
+}
+
+function unbracketed(host: string): string {
+  return host.startsWith('[') ? host.slice(1, -1) : host;
+}
