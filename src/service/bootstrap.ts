@@ -2,7 +2,8 @@
 // account with the public keys the CLI found. Reading files, env and git is the CLI's job;
 // this is the pure part, on the store.
 import { ExectlError } from '../errors.js';
-import { parsePublicKey, type PublicKey } from '../token/keys.js';
+import type { PublicKey } from '../token/keys.js';
+import { parseRegistrableKey } from './registrable-key.js';
 import { ensureAccount, type EnsuredAccount } from './ensure-account.js';
 import type { Store } from './store/index.js';
 
@@ -30,7 +31,7 @@ export function parseKeyLines(lines: readonly KeyLine[]): {
   const rejected: RejectedKeyLine[] = [];
   for (const { line, source } of lines) {
     try {
-      const key = parsePublicKey(line);
+      const key = parseRegistrableKey(line);
       if (!keys.some((k) => k.fingerprint === key.fingerprint)) keys.push(key);
     } catch (err) {
       if (!(err instanceof ExectlError)) throw err;

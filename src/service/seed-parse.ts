@@ -1,7 +1,8 @@
 // The `--seed` file (exectl-serve(1), SEED FILE): its shape, checked strictly. Every problem is
 // one SeedFormatError naming the JSON path; nothing is applied from a file that fails here.
 import { commandFailed } from '../errors.js';
-import { parsePublicKey, type PublicKey } from '../token/keys.js';
+import type { PublicKey } from '../token/keys.js';
+import { parseRegistrableKey } from './registrable-key.js';
 import {
   checkComment,
   checkEmail,
@@ -142,7 +143,7 @@ function parseKey(at: JsonAt): SeedKey {
 function publicKey(at: JsonAt): PublicKey {
   const line = at.string();
   try {
-    return parsePublicKey(line);
+    return parseRegistrableKey(line);
   } catch (err) {
     return at.fail((err as Error).message);
   }

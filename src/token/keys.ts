@@ -6,6 +6,7 @@ export {
   fingerprintOf,
   parsePublicKey,
   publicKeyFromBlob,
+  rsaPublicExponent,
   type PublicKey,
   type Signer,
 } from './public-key.js';

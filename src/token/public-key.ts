@@ -51,6 +51,13 @@ export function publicKeyFromBlob(blob: Uint8Array, comment = ''): PublicKey {
   };
 }
 
+/** The public exponent of an RSA key; undefined for other keys. */
+export function rsaPublicExponent(key: PublicKey): bigint | undefined {
+  const { family, jwk } = decodeKeyBlob(key.blob);
+  if (family !== 'rsa' || jwk.e === undefined) return undefined;
+  return BigInt(`0x${Buffer.from(jwk.e, 'base64url').toString('hex')}`);
+}
+
 /**
  * Parses one public key line as found in a `.pub` or authorized_keys file
  * (`type base64 [comment]`; no options prefix). The type word must match the blob.

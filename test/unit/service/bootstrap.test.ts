@@ -12,6 +12,7 @@ import { openStore } from '../../../src/service/store/index.js';
 import { parsePublicKey } from '../../../src/token/keys.js';
 import { generateKey, run, type GeneratedKey } from '../../helpers/keys.js';
 import { createTempDir, type TempDir } from '../../helpers/tmp.js';
+import { rsaLine } from '../../helpers/rsa-lines.js';
 
 let dir: TempDir;
 let ed: GeneratedKey;
@@ -44,6 +45,7 @@ describe('parseKeyLines', () => {
       { line: rsa1024, source: 'rsa1024.pub' },
       line(ed, 'copy.pub'),
       { line: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 x', source: 'short.pub:3' },
+      { line: rsaLine(2048, 2n ** 32n + 1n), source: 'exponent.pub' },
     ]);
     assert.deepEqual(
       keys.map((k) => k.toOpenSsh()),
@@ -53,6 +55,7 @@ describe('parseKeyLines', () => {
       { source: 'junk.pub', reason: 'not an SSH public key' },
       { source: 'rsa1024.pub', reason: 'RSA key of 1024 bits is too small' },
       { source: 'short.pub:3', reason: 'invalid SSH public key' },
+      { source: 'exponent.pub', reason: 'RSA public exponent is too large (at most 2^32)' },
     ]);
   });
 });

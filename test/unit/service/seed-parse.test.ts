@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { parseSeed, type Seed } from '../../../src/service/seed-parse.js';
 import { SeedFormatError } from '../../../src/service/seed-json.js';
 import { generateKey, type GeneratedKey } from '../../helpers/keys.js';
+import { rsaLine } from '../../helpers/rsa-lines.js';
 import { createTempDir, type TempDir } from '../../helpers/tmp.js';
 
 let dir: TempDir;
@@ -162,6 +163,10 @@ describe('refusals name the JSON path', () => {
     ],
     [account(',"keys":["not a key"]'), 'accounts[0].keys[0]: not an SSH public key'],
     [account(',"keys":["ssh-foo AAAA"]'), 'accounts[0].keys[0]: invalid SSH public key'],
+    [
+      account(`,"keys":["${rsaLine(8200)}"]`),
+      'accounts[0].keys[0]: RSA key of 8200 bits is too large (at most 8192)',
+    ],
     [account(',"keys":[{"name":"x"}]'), 'accounts[0].keys[0]: missing field "key"'],
     [
       account(',"keys":[{"key":"x","nam":"y"}]'),

@@ -4,17 +4,18 @@ import { parsePublicKey, type PublicKey } from '../../../token/keys.js';
 import type { SshKeyRecord } from '../../store/index.js';
 import type { ServiceContext } from './command.js';
 import { defaultKeyName } from '../../default-key-name.js';
+import { parseRegistrableKey } from '../../registrable-key.js';
 import { quote } from './validate.js';
 
 /**
  * A public key typed by a user: one `.pub` line. Pasted unquoted, it arrives as several words,
  * which are joined back with single spaces (the base64 part never contains a space).
  *
- * @throws 422 with the parser's sentence, e.g. `not an SSH public key`.
+ * @throws 422 with the parser's sentence, e.g. `not an SSH public key`, or a refused RSA key's.
  */
 export function parseUserPublicKey(words: readonly string[]): PublicKey {
   try {
-    return parsePublicKey(words.join(' '));
+    return parseRegistrableKey(words.join(' '));
   } catch (error) {
     // The token library reports a bad key as a client-side key_error; here it is bad input.
     if (error instanceof ExectlError && error.code === 'key_error') {

@@ -2,6 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { encodeKeyBlob } from '../../../../src/token/key-blob.js';
+import { rsaLine } from '../../../helpers/rsa-lines.js';
 import { createMemorySigner } from '../../../helpers/signers.js';
 import { openCommandFixture, T0, type CommandFixture, type User } from './fixture.js';
 
@@ -120,6 +121,30 @@ test('ssh-key add failures', async () => {
     assert.deepEqual(await fx.fail(ada, line), { status: 422, message, body: undefined }, line);
   }
   assert.equal(fx.store.findKeyByFingerprint(fresh.fingerprint), undefined);
+});
+
+test('ssh-key add refuses RSA keys that are costly to verify: over 8192 bits, exponent over 2^32', async () => {
+  const refused: [line: string, message: string][] = [
+    [rsaLine(8200), 'RSA key of 8200 bits is too large (at most 8192)'],
+    [rsaLine(16384), 'RSA key of 16384 bits is too large (at most 8192)'],
+    [rsaLine(2048, 2n ** 32n + 1n), 'RSA public exponent is too large (at most 2^32)'],
+    [rsaLine(2048, 2n ** 64n + 1n), 'RSA public exponent is too large (at most 2^32)'],
+  ];
+  for (const [key, message] of refused) {
+    const line = `ssh-key add ${key}`;
+    assert.deepEqual(await fx.fail(ada, line), { status: 422, message, body: undefined }, line);
+  }
+  // Up to the limits, a key is an ordinary key.
+  for (const key of [rsaLine(8192, 65537n, 'at-bits'), rsaLine(2048, 2n ** 32n - 1n, 'at-e')]) {
+    await fx.run(ada, `ssh-key add ${key}`);
+  }
+  assert.deepEqual(
+    fx.store
+      .listKeys(ada.account.id)
+      .map((k) => k.name)
+      .filter((n) => n.startsWith('at-')),
+    ['at-bits', 'at-e'],
+  );
 });
 
 test('ssh-key rename by name or fingerprint', async () => {
