@@ -71,7 +71,7 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
     const deps: ServiceDeps = { store, machines, config, endpoints, now: Date.now };
     const registry = buildRegistry();
     const rateLimiter = config.rateLimit === null ? null : new RateLimiter(config.rateLimit);
-    const auth = new TokenAuthenticator(store, deps.now);
+    const auth = new TokenAuthenticator(store, deps.now, { failureRate: config.rateLimit });
     const exec = createExecHandler({
       deps,
       registry,

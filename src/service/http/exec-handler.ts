@@ -47,7 +47,11 @@ export function createExecHandler(options: ExecHandlerOptions) {
         });
       }
       const caller = withBearerChallenge(() =>
-        auth.authenticate(bearerToken(req.headers.authorization), namespace),
+        auth.authenticate(
+          bearerToken(req.headers.authorization),
+          namespace,
+          req.socket.remoteAddress,
+        ),
       );
       entry.fingerprint = caller.principal.keyFingerprint;
       takeOrRefuse(rateLimiter, caller.principal.keyFingerprint);

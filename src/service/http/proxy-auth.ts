@@ -35,13 +35,18 @@ export interface VmAdmission {
  *
  * @throws ExectlError 401 (with a `WWW-Authenticate` challenge for Bearer and Basic) when the
  *   token is missing or fails SPEC §1.5 for the VM's namespace, or its signer may not enter;
- *   429 when the signer's key has used up its bucket.
+ *   429 when the signer's key has used up its bucket, or `clientAddress` its failures.
  */
-export function admitToVm(gate: ProxyGate, label: string, token: string | null): VmAdmission {
+export function admitToVm(
+  gate: ProxyGate,
+  label: string,
+  token: string | null,
+  clientAddress: string | undefined,
+): VmAdmission {
   const vm = gate.store.getVmByName(label);
   const isPublic = vm?.visibility === 'public';
   try {
-    const visitor = verifiedVisitor(gate, label, token, isPublic);
+    const visitor = verifiedVisitor(gate, label, token, isPublic, clientAddress);
     if (vm !== undefined && isPublic) return { vm, visitor };
     if (visitor === null)
       throw new ExectlError('unauthorized', 'missing or invalid Authorization header');
@@ -73,11 +78,12 @@ function verifiedVisitor(
   label: string,
   token: string | null,
   isPublic: boolean,
+  clientAddress: string | undefined,
 ): TokenCaller | null {
   if (token === null) return null;
   let visitor: TokenCaller;
   try {
-    visitor = gate.auth.authenticate(token, `v0@${label}.${gate.domain}`);
+    visitor = gate.auth.authenticate(token, `v0@${label}.${gate.domain}`, clientAddress);
   } catch (err) {
     if (isPublic && err instanceof ExectlError && err.code === 'unauthorized') return null;
     throw err;

@@ -31,19 +31,31 @@ export class RateLimiter {
   /** Takes one request from `key`'s bucket, or says how long until one would pass. */
   take(key: string): RateDecision {
     const now = this.#now();
-    const { capacity, refillMs } = this.#limit;
-    const bucket = this.#buckets.get(key) ?? { tokens: capacity, updatedAt: now };
-    const refilled = Math.min(
-      capacity,
-      bucket.tokens + ((now - bucket.updatedAt) * capacity) / refillMs,
-    );
+    const refilled = this.#refilled(key, now);
     if (refilled >= 1) {
       this.#buckets.set(key, { tokens: refilled - 1, updatedAt: now });
       this.#sweep(now);
       return { allowed: true };
     }
     this.#buckets.set(key, { tokens: refilled, updatedAt: now });
-    const msUntilOne = ((1 - refilled) * refillMs) / capacity;
+    return this.#refusal(refilled);
+  }
+
+  /** Whether `key`'s bucket holds a request, without taking it. */
+  peek(key: string): RateDecision {
+    const refilled = this.#refilled(key, this.#now());
+    return refilled >= 1 ? { allowed: true } : this.#refusal(refilled);
+  }
+
+  #refilled(key: string, now: number): number {
+    const { capacity, refillMs } = this.#limit;
+    const bucket = this.#buckets.get(key);
+    if (bucket === undefined) return capacity;
+    return Math.min(capacity, bucket.tokens + ((now - bucket.updatedAt) * capacity) / refillMs);
+  }
+
+  #refusal(refilled: number): RateDecision {
+    const msUntilOne = ((1 - refilled) * this.#limit.refillMs) / this.#limit.capacity;
     return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(msUntilOne / 1000)) };
   }
 
@@ -62,7 +74,14 @@ export class RateLimiter {
  * its `Retry-After`. Shared by /exec, the SSH front end and the VM proxy: one bucket per key.
  */
 export function takeOrRefuse(limiter: RateLimiter | null, key: string): void {
-  const decision = limiter?.take(key) ?? { allowed: true };
+  refuseUnless(limiter?.take(key) ?? { allowed: true });
+}
+
+/**
+ * Throws SPEC §2's 429 with its `Retry-After` when `decision` says no. For buckets that are
+ * checked before and taken from after the work (failed verifications per client address).
+ */
+export function refuseUnless(decision: RateDecision): void {
   if (decision.allowed) return;
   throw new ExectlError('rate_limited', 'rate limit exceeded', {
     headers: { 'Retry-After': String(decision.retryAfterSeconds) },

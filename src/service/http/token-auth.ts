@@ -6,6 +6,7 @@ import { effectiveCmds, type Permissions } from '../../token/permissions.js';
 import { checkTimeWindow, verifySvc0, type VerifiedToken } from '../../token/verify.js';
 import type { Principal } from '../dispatch/types.js';
 import type { Account, SshKeyRecord, Store } from '../store/index.js';
+import { RateLimiter, refuseUnless, type RateLimit } from './rate-limit.js';
 
 /** A request's caller once its token passed SPEC §1.5. */
 export interface TokenCaller {
@@ -14,14 +15,36 @@ export interface TokenCaller {
   permissions: Permissions;
 }
 
-/** Default bound on remembered verifications; reaching it forgets them all. */
+/** Default bound on remembered verifications, passed or failed; reaching it forgets them all. */
 const CACHE_LIMIT = 10_000;
+/** How long a failed signature check is remembered. */
+const FAILED_FOR_MS = 60_000;
+
+export interface TokenAuthOptions {
+  /** How many passed signature checks to remember (10000 by default). Tests reach a small one. */
+  verifiedLimit?: number;
+  /** How many failed signature checks to remember, each for 60 s (10000 by default). */
+  failedLimit?: number;
+  /** Failed verifications allowed per client address (`--rate-limit`); null or absent: any. */
+  failureRate?: RateLimit | null;
+}
+
+/** A failed signature check, remembered: its cause for the log, and until when it holds. */
+interface Failure {
+  logDetail: string;
+  untilMs: number;
+}
 
 /**
  * Authenticates bearer tokens against the store (SPEC §1.5 steps 2–6). Signature checks are
  * remembered per exact token string, because a signature that verified once with a key will
  * verify again with that same key; everything that can change is checked on every use: the
  * time window, that the key is still registered (with the very same blob), and its account.
+ *
+ * Against floods of bad tokens (SPEC §7): a signature check that failed against a registered
+ * key is remembered for 60 s, so repeating a token costs no verification; and each client
+ * address may fail only as often as `--rate-limit` lets a key make requests, after which it is
+ * refused with 429 before any work, while other clients go on.
  */
 export class TokenAuthenticator {
   readonly #store: Store;
@@ -29,41 +52,81 @@ export class TokenAuthenticator {
   /** By namespace, then by exact svc0 string (no per-request key concatenation). */
   readonly #verified = new Map<string, Map<string, VerifiedToken>>();
   readonly #verifiedLimit: number;
+  /** Failed checks, keyed like {@link #verified}. */
+  readonly #failed = new Map<string, Map<string, Failure>>();
+  readonly #failedLimit: number;
+  readonly #failuresByAddress: RateLimiter | null;
   readonly #keys = new Map<string, { text: string; key: PublicKey }>();
 
   /**
    * @param store where keys, accounts and svc1 tokens are looked up, on every request.
-   * @param nowMs the clock for the tokens' time windows.
-   * @param verifiedLimit how many signature checks to remember (10000 by default); reaching it
-   *   forgets them all. Tests pass a small one to reach it.
+   * @param nowMs the clock for the tokens' time windows and the remembered failures.
+   * @param options bounds of the caches, and the failed verifications allowed per address.
    */
-  constructor(store: Store, nowMs: () => number, verifiedLimit = CACHE_LIMIT) {
+  constructor(store: Store, nowMs: () => number, options: TokenAuthOptions = {}) {
     this.#store = store;
     this.#nowMs = nowMs;
-    this.#verifiedLimit = verifiedLimit;
+    this.#verifiedLimit = options.verifiedLimit ?? CACHE_LIMIT;
+    this.#failedLimit = options.failedLimit ?? CACHE_LIMIT;
+    const rate = options.failureRate ?? null;
+    this.#failuresByAddress = rate === null ? null : new RateLimiter(rate, nowMs);
   }
 
   /** How many signature checks are remembered right now: for tests and diagnostics. */
   get cachedVerifications(): number {
-    let count = 0;
-    for (const tokens of this.#verified.values()) count += tokens.size;
-    return count;
+    return countAll(this.#verified);
   }
 
-  /** Verifies `token` for `namespace` and returns the caller, or throws a 401 TokenError. */
-  authenticate(token: string, namespace: string): TokenCaller {
+  /** How many failed signature checks are remembered right now (expired ones included). */
+  get cachedFailures(): number {
+    return countAll(this.#failed);
+  }
+
+  /**
+   * Verifies `token` for `namespace` and returns the caller, or throws a 401 TokenError. With
+   * `clientAddress`, a failure counts against that address, and an address out of failures is
+   * refused at once with 429 `rate limit exceeded` (with `Retry-After`).
+   */
+  authenticate(token: string, namespace: string, clientAddress?: string): TokenCaller {
+    const limiter = clientAddress === undefined ? null : this.#failuresByAddress;
+    if (limiter !== null) refuseUnless(limiter.peek(clientAddress!));
+    try {
+      return this.#authenticate(token, namespace);
+    } catch (err) {
+      if (limiter !== null && err instanceof ExectlError && err.code === 'unauthorized') {
+        limiter.take(clientAddress!);
+      }
+      throw err;
+    }
+  }
+
+  #authenticate(token: string, namespace: string): TokenCaller {
     // A key another process removed a moment ago must fail this request already.
     this.#store.catchUpWithOtherProcesses();
     const svc0 = this.#resolveSvc1(token, namespace);
-    const nowSeconds = Math.floor(this.#nowMs() / 1000);
+    const nowMs = this.#nowMs();
+    const nowSeconds = Math.floor(nowMs / 1000);
     let verified = this.#verified.get(namespace)?.get(svc0);
     let record: SshKeyRecord | undefined;
     if (verified === undefined) {
+      const failure = this.#failed.get(namespace)?.get(svc0);
+      if (failure !== undefined && failure.untilMs > nowMs) {
+        throw new TokenError('rejected', undefined, `${failure.logDetail} (remembered)`);
+      }
       const findKey = (fp: string) => {
         record = this.#store.findKeyByFingerprint(fp);
         return record === undefined ? undefined : this.#parsed(record);
       };
-      verified = verifySvc0(svc0, { namespace, nowSeconds, findKey });
+      try {
+        verified = verifySvc0(svc0, { namespace, nowSeconds, findKey });
+      } catch (err) {
+        // Only against a registered key: that key judges the same token the same way every
+        // time, while a key not registered yet may be added in a moment.
+        if (record !== undefined && err instanceof TokenError && err.reason === 'rejected') {
+          this.#rememberFailure(namespace, svc0, err.logDetail ?? 'rejected', nowMs);
+        }
+        throw err;
+      }
       this.#remember(namespace, svc0, verified);
     } else {
       checkTimeWindow(verified.permissions, nowSeconds);
@@ -128,6 +191,23 @@ export class TokenAuthenticator {
     }
     tokens.set(svc0, verified);
   }
+
+  #rememberFailure(namespace: string, svc0: string, logDetail: string, nowMs: number): void {
+    // As for passed checks: past the bound, start over.
+    if (this.cachedFailures >= this.#failedLimit) this.#failed.clear();
+    let tokens = this.#failed.get(namespace);
+    if (tokens === undefined) {
+      tokens = new Map();
+      this.#failed.set(namespace, tokens);
+    }
+    tokens.set(svc0, { logDetail, untilMs: nowMs + FAILED_FOR_MS });
+  }
+}
+
+function countAll(byNamespace: Map<string, Map<string, unknown>>): number {
+  let count = 0;
+  for (const tokens of byNamespace.values()) count += tokens.size;
+  return count;
 }
 
 /**

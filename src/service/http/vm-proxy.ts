@@ -49,7 +49,7 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
   /** Admits the request and says where it goes and with which headers. */
   const target = (req: IncomingMessage, label: string, entry: RequestLogEntry, tunnel: boolean) => {
     const credential = proxyCredential(req.headers);
-    const { vm, visitor } = admitToVm(gate, label, credential.token);
+    const { vm, visitor } = admitToVm(gate, label, credential.token, req.socket.remoteAddress);
     if (visitor !== null) entry.fingerprint = visitor.principal.keyFingerprint;
     const { dropAuthorization } = credential;
     // `share port` refuses these, but a seed or an older record may still name one.

@@ -57,6 +57,17 @@ test('buckets are per key: an empty bucket does not affect another key', () => {
   assert.equal(limiter.take('b').allowed, true);
 });
 
+test('peek tells whether a request would pass without taking it', () => {
+  const c = clock();
+  const limiter = new RateLimiter({ capacity: 2, refillMs: 2_000 }, c.now);
+  for (let i = 0; i < 3; i++) assert.deepEqual(limiter.peek('a'), { allowed: true });
+  limiter.take('a');
+  limiter.take('a');
+  assert.deepEqual(limiter.peek('a'), { allowed: false, retryAfterSeconds: 1 });
+  c.advance(1_000);
+  assert.deepEqual(limiter.peek('a'), { allowed: true });
+});
+
 test('a bucket never holds more than its capacity, however long it rests', () => {
   const c = clock();
   const limiter = new RateLimiter({ capacity: 3, refillMs: 3_000 }, c.now);

@@ -4,6 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TokenAuthenticator } from '../../../../src/service/http/token-auth.js';
 import { openStore, type Store } from '../../../../src/service/store/index.js';
+import { TokenError } from '../../../../src/token/errors.js';
 import { mintSvc0 } from '../../../../src/token/mint.js';
 import { createMemorySigner } from '../../../helpers/signers.js';
 import { createTempDir, type TempDir } from '../../../helpers/tmp.js';
@@ -39,7 +40,7 @@ function token(n: number): Promise<string> {
 }
 
 test('the same token is verified once and remembered, not counted again', async () => {
-  const auth = new TokenAuthenticator(store, Date.now, 2);
+  const auth = new TokenAuthenticator(store, Date.now, { verifiedLimit: 2 });
   const one = await token(1);
   assert.equal(auth.cachedVerifications, 0);
   assert.equal(auth.authenticate(one, NS).account.id, accountId);
@@ -49,7 +50,7 @@ test('the same token is verified once and remembered, not counted again', async 
 });
 
 test('reaching the bound forgets every remembered check; a forgotten token verifies again', async () => {
-  const auth = new TokenAuthenticator(store, Date.now, 2);
+  const auth = new TokenAuthenticator(store, Date.now, { verifiedLimit: 2 });
   const [one, two, three] = await Promise.all([token(1), token(2), token(3)]);
 
   for (const [t, count] of [
@@ -77,4 +78,81 @@ test('without a limit given, the default bound is far above a handful of tokens'
   const tokens = await Promise.all([1, 2, 3, 4].map(token));
   for (const t of tokens) auth.authenticate(t, NS);
   assert.equal(auth.cachedVerifications, 4);
+});
+
+/** `t` with the last byte of its signature changed: well-formed, signed by a registered key, false. */
+function tampered(t: string): string {
+  const [prefix, payload, sig] = t.split('.') as [string, string, string];
+  const blob = Buffer.from(sig, 'base64url');
+  blob[blob.length - 1]! ^= 1;
+  return `${prefix}.${payload}.${blob.toString('base64url')}`;
+}
+
+/** `store`, counting how often a key is looked up: once per signature check that gets that far. */
+function countingLookups(): { store: Store; lookups(): number } {
+  let lookups = 0;
+  const counting = new Proxy(store, {
+    get(target, name) {
+      if (name === 'findKeyByFingerprint') {
+        return (fingerprint: string) => {
+          lookups += 1;
+          return target.findKeyByFingerprint(fingerprint);
+        };
+      }
+      const value: unknown = Reflect.get(target, name);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { store: counting, lookups: () => lookups };
+}
+
+const refused = (authenticate: () => unknown) =>
+  assert.throws(authenticate, (err: unknown) => {
+    assert.ok(err instanceof TokenError);
+    assert.deepEqual([err.status, err.message], [401, 'invalid token']);
+    return true;
+  });
+
+test('a failed signature check is remembered for 60 s: the same 401, not verified again', async () => {
+  let now = Date.now();
+  const counted = countingLookups();
+  const auth = new TokenAuthenticator(counted.store, () => now);
+  const bad = tampered(await token(7));
+  refused(() => auth.authenticate(bad, NS));
+  assert.equal(counted.lookups(), 1);
+  for (let i = 0; i < 5; i++) refused(() => auth.authenticate(bad, NS));
+  assert.equal(counted.lookups(), 1, 'answered from the failed-verification cache');
+  assert.equal(auth.cachedFailures, 1);
+  now += 61_000;
+  refused(() => auth.authenticate(bad, NS));
+  assert.equal(counted.lookups(), 2, 'verified again once forgotten');
+});
+
+test('a token of a key not registered yet is not remembered as failed: it passes once the key is', async () => {
+  const newcomer = createMemorySigner('ed25519', 'new@host');
+  const auth = new TokenAuthenticator(store, Date.now);
+  const t = await mintSvc0(`{"exp":4000000000,"cmds":["whoami"]}`, newcomer, NS);
+  refused(() => auth.authenticate(t, NS));
+  assert.equal(auth.cachedFailures, 0);
+  store.addKey({
+    accountId,
+    name: 'newcomer',
+    fingerprint: newcomer.publicKey.fingerprint,
+    publicKey: newcomer.publicKey.toOpenSsh(),
+    keyType: newcomer.publicKey.type,
+  });
+  assert.equal(auth.authenticate(t, NS).principal.keyFingerprint, newcomer.publicKey.fingerprint);
+});
+
+test('the failed-verification cache is bounded: reaching the bound forgets them all', async () => {
+  const auth = new TokenAuthenticator(store, Date.now, { failedLimit: 2 });
+  const bad = await Promise.all([11, 12, 13].map(async (n) => tampered(await token(n))));
+  for (const [t, count] of [
+    [bad[0]!, 1],
+    [bad[1]!, 2],
+    [bad[2]!, 1],
+  ] as const) {
+    refused(() => auth.authenticate(t, NS));
+    assert.equal(auth.cachedFailures, count);
+  }
 });

@@ -1,0 +1,113 @@
+// A flood of bad tokens (SPEC §7): failed verifications are rate limited per client address, so
+// the flooding client is held back with 429s while another client's requests keep passing.
+// Two real clients on two loopback addresses (127.0.0.1 and 127.0.0.2, both on `lo`).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { startTestService, type TestService } from '../../helpers/service.js';
+import { startProxyFixture, type ProxyFixture } from '../proxy/fixture.js';
+
+const FAR = 4_000_000_000;
+/** The service's `--rate-limit`: per key, and failed verifications per address. */
+const LIMIT = { capacity: 20, refillMs: 600_000 };
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** One request from the loopback address `from`. */
+function send(
+  url: string,
+  from: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers,
+      localAddress: from,
+    });
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** `t` with the last byte of its signature changed: well-formed, signed by a registered key, false. */
+function tampered(t: string, n: number): string {
+  const [prefix, payload, sig] = t.split('.') as [string, string, string];
+  const blob = Buffer.from(sig, 'base64url');
+  blob[blob.length - 1 - (n % 32)]! ^= 1 + (n >> 5);
+  return `${prefix}.${payload}.${blob.toString('base64url')}`;
+}
+
+function assertRateLimited(r: Answer) {
+  assert.equal(r.status, 429, r.body);
+  assert.deepEqual(JSON.parse(r.body), { error: 'rate limit exceeded' });
+  assert.match(String(r.headers['retry-after']), /^[1-9]\d*$/);
+}
+
+let svc: TestService;
+let good: string;
+let bad: string;
+before(async () => {
+  svc = await startTestService({ rateLimit: LIMIT });
+  good = await svc.token(`{"exp":${FAR},"cmds":["whoami"]}`);
+  bad = await svc.token(`{"exp":${FAR - 1},"cmds":["whoami"]}`);
+});
+after(() => svc.stop());
+
+test('/exec: a flood of bad tokens from one address gets 429s; another address keeps passing', async () => {
+  const flood: Promise<Answer>[] = [];
+  const others: Promise<Answer>[] = [];
+  for (let i = 0; i < 60; i++) {
+    // Distinct bad tokens: none is answered from the failed-verification cache.
+    const auth = { Authorization: `Bearer ${tampered(bad, i)}` };
+    flood.push(send(`${svc.url}/exec`, '127.0.0.1', auth, 'whoami'));
+    if (i % 6 === 0) {
+      const own = { Authorization: `Bearer ${good}` };
+      others.push(send(`${svc.url}/exec`, '127.0.0.2', own, 'whoami'));
+    }
+  }
+  const flooded = await Promise.all(flood);
+  const refused = flooded.filter((r) => r.status === 401);
+  assert.equal(refused.length, LIMIT.capacity);
+  for (const r of refused) assert.deepEqual(JSON.parse(r.body), { error: 'invalid token' });
+  for (const r of flooded.filter((r) => r.status !== 401)) assertRateLimited(r);
+  for (const r of await Promise.all(others)) {
+    assert.equal(r.status, 200, r.body);
+    assert.equal(JSON.parse(r.body).email, 'owner@example.com');
+  }
+  // The flooding address is held back whatever it sends next, until its bucket refills.
+  assertRateLimited(
+    await send(`${svc.url}/exec`, '127.0.0.1', { Authorization: `Bearer ${good}` }, 'whoami'),
+  );
+  assert.ok(svc.logs.some((l) => / status=429 /.test(l) && / key=- /.test(l)));
+});
+
+test('VM proxy: failed verifications count against the same address buckets', async () => {
+  const f: ProxyFixture = await startProxyFixture({ rateLimit: LIMIT });
+  try {
+    await f.createVm('vm1');
+    const token = await f.vmToken('vm1');
+    const statuses: number[] = [];
+    for (let i = 0; i < LIMIT.capacity + 3; i++) {
+      const headers = {
+        Host: `vm1.localhost:${f.port}`,
+        'X-Exectl-Authorization': `Bearer ${tampered(token, i)}`,
+      };
+      statuses.push((await send(`${f.svc.url}/`, '127.0.0.3', headers)).status);
+    }
+    assert.deepEqual(statuses, [...Array(LIMIT.capacity).fill(401), 429, 429, 429]);
+  } finally {
+    await f.stop();
+  }
+});
