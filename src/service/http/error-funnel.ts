@@ -38,9 +38,9 @@ export function writeJson(
   headers: Record<string, string>,
 ): void {
   if (res.headersSent) {
-    // Too late for a status (a streamed answer failed midway): cut the connection so the
-    // client sees a truncated response instead of a silently short one.
-    res.destroy();
+    // Too late for a status. A streamed answer that failed midway already ended with its
+    // trailer; any other answer is cut, so the client sees it truncated, not silently short.
+    if (!res.writableEnded) res.destroy();
     return;
   }
   const text = JSON.stringify(body) + '\n';

@@ -7,13 +7,18 @@ export const BUFFER_LIMIT = 1024 * 1024;
 
 /** Exit code reported in the trailer when a streamed command hits its deadline (as timeout(1)). */
 export const STREAMED_TIMEOUT_EXIT = 124;
+/** Exit code in the trailer when the server cut a streamed command off (as ssh(1) on a lost connection). */
+export const STREAMED_CUT_OFF_EXIT = 255;
 
 /**
  * Answers `ssh <vm> <command>`: raw interleaved output. While it fits in 1 MiB it is held
  * back, so the answer can carry `X-Exec-Exit` and a status (200 for exit 0, 422 otherwise;
  * a timeout throws for the funnel's 504). Past 1 MiB the answer starts streaming with 200 and
- * the exit code follows as the `X-Exec-Exit` trailer. `headers` go on the answer too (the
- * request id). Resolves with the status sent.
+ * the exit code follows as the `X-Exec-Exit` trailer, which is then always sent (undici's fetch
+ * rejects a body whose announced trailer never comes): {@link STREAMED_TIMEOUT_EXIT} at the
+ * deadline, {@link STREAMED_CUT_OFF_EXIT} for any other failure (server shutdown, an internal
+ * error), which is rethrown after the answer ended, for the log. `headers` go on the answer too
+ * (the request id). Resolves with the status sent.
  */
 export async function sendStream(
   res: ServerResponse,
@@ -52,12 +57,19 @@ export async function sendStream(
     }));
   } catch (err) {
     if (!streaming) throw err;
-    // The status is already on the wire: report the timeout the only way left, in the trailer.
-    if (err instanceof ExectlError && err.code === 'timeout') {
-      res.addTrailers({ 'X-Exec-Exit': String(STREAMED_TIMEOUT_EXIT) });
+    // The status is already on the wire: the trailer is the only way left to say what happened.
+    const timedOut = err instanceof ExectlError && err.code === 'timeout';
+    res.addTrailers({
+      'X-Exec-Exit': String(timedOut ? STREAMED_TIMEOUT_EXIT : STREAMED_CUT_OFF_EXIT),
+    });
+    if (timedOut) {
       res.end();
       return 200;
     }
+    // Cut off by a shutdown (or a fault): the connection closes once the trailer is out, as a
+    // 503 says `Connection: close`, so the server need not wait for it to idle.
+    const socket = res.socket;
+    res.end(() => socket?.end());
     throw err;
   }
 
