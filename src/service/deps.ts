@@ -5,8 +5,11 @@ import type { Store, VmRecord } from './store/index.js';
 export interface VmExecOptions {
   /** Aborted at the command deadline: the whole process tree of the command is killed. */
   signal: AbortSignal;
-  /** stdout and stderr interleaved as produced. */
-  onOutput(chunk: Buffer): void;
+  /**
+   * stdout and stderr interleaved as produced. A promise returned asks for a pause: no more
+   * output until it settles (backpressure from a slow client); any other value is ignored.
+   */
+  onOutput(chunk: Buffer): unknown;
 }
 
 /** An interactive shell's terminal: the client's pty, and the bytes to and from it. */

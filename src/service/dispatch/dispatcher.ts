@@ -161,15 +161,14 @@ function helpAnswer(node: CommandNode<unknown>, json: boolean): DispatchResult {
 /**
  * The same stream, still bound by the deadline: `start` rejects with the timeout error when
  * it passes, and output written after that is dropped (the front end has already answered).
+ * The sink's backpressure passes through.
  */
 function underDeadline(output: StreamOutput, deadline: Deadline): StreamOutput {
   return {
     kind: 'stream',
     async start(sink) {
       const guarded = {
-        write: (chunk: Buffer) => {
-          if (!deadline.expired) sink.write(chunk);
-        },
+        write: (chunk: Buffer) => (deadline.expired ? undefined : sink.write(chunk)),
       };
       try {
         return await deadline.race(output.start(guarded));

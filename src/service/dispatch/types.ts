@@ -90,9 +90,13 @@ export interface CommandContext<Deps> {
   registry: CommandRegistry<Deps>;
 }
 
-/** Receives raw output bytes of a streaming command, in the order they were produced. */
+/**
+ * Receives raw output bytes of a streaming command, in the order they were produced. `write`
+ * returns a promise when the client is behind: the producer writes nothing more until it
+ * settles, so at most about 1 MiB waits per stream (SPEC §9).
+ */
 export interface StreamSink {
-  write(chunk: Buffer): void;
+  write(chunk: Buffer): void | Promise<void>;
 }
 
 /** The plain data a command answers with; JSON over HTTP, JSON or text over SSH. */

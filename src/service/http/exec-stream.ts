@@ -20,6 +20,23 @@ export const STREAMED_CUT_OFF_EXIT = 255;
  * error), which is rethrown after the answer ended, for the log. `headers` go on the answer too
  * (the request id). Resolves with the status sent.
  */
+/**
+ * Undefined while `res` takes more, else a promise that settles once it has drained, or once
+ * the client is gone (which frees what was waiting at once).
+ */
+function drained(res: ServerResponse): Promise<void> | undefined {
+  if (!res.writableNeedDrain || res.destroyed) return undefined;
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
 export async function sendStream(
   res: ServerResponse,
   output: StreamOutput,
@@ -46,13 +63,16 @@ export async function sendStream(
   try {
     ({ exitCode } = await output.start({
       write(chunk) {
-        if (streaming) {
-          res.write(chunk);
-          return;
+        if (!streaming) {
+          held.push(chunk);
+          heldBytes += chunk.length;
+          if (heldBytes > BUFFER_LIMIT) startStreaming();
+          return drained(res);
         }
-        held.push(chunk);
-        heldBytes += chunk.length;
-        if (heldBytes > BUFFER_LIMIT) startStreaming();
+        // A client gone or a timed-out answer takes nothing more; the command is being stopped.
+        if (res.writableEnded || res.destroyed) return undefined;
+        res.write(chunk);
+        return drained(res);
       },
     }));
   } catch (err) {

@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import type { ServerChannel } from 'ssh2';
 import { CrlfTranslator } from './crlf.js';
 import type { CommandSink } from './run-line.js';
@@ -13,7 +14,9 @@ export interface ChannelSink extends CommandSink {
  * both go to stdout, as on sshd where a pty merges them: the client writes its stdout and
  * stderr separately and would not keep their order (an error could follow the next prompt);
  * and line feeds become `\r\n` as a real pty would make them. Writes after the client closed
- * the channel are dropped: a command may still be finishing when its client is gone.
+ * the channel are dropped: a command may still be finishing when its client is gone. A write
+ * the channel cannot take yet (the client's window is closed) returns a promise that settles
+ * once it drained, or once the channel is gone.
  */
 export function channelSink(channel: ServerChannel, pty: boolean): ChannelSink {
   const toStdout = new CrlfTranslator();
@@ -21,14 +24,23 @@ export function channelSink(channel: ServerChannel, pty: boolean): ChannelSink {
   const stderr = pty ? channel : channel.stderr;
   let atLineStart = true;
   const write = (
-    stream: { write(chunk: Buffer): unknown },
+    stream: Writable,
     translator: CrlfTranslator,
     chunk: Buffer | string,
-  ): void => {
+  ): Promise<void> | undefined => {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    if (bytes.length === 0 || channel.destroyed || channel.writableEnded) return;
+    if (bytes.length === 0 || channel.destroyed || channel.writableEnded) return undefined;
     atLineStart = bytes[bytes.length - 1] === 0x0a;
-    stream.write(pty ? translator.translate(bytes) : bytes);
+    if (stream.write(pty ? translator.translate(bytes) : bytes)) return undefined;
+    return new Promise((resolve) => {
+      const done = () => {
+        stream.off('drain', done);
+        channel.off('close', done);
+        resolve();
+      };
+      stream.on('drain', done);
+      channel.on('close', done);
+    });
   };
   return {
     stdout: (chunk) => write(channel, toStdout, chunk),

@@ -38,7 +38,7 @@ export function startRepl(
   let running: AbortController | undefined;
   let closed = false;
 
-  const write = (text: string): void => sink.stdout(text);
+  const write = (text: string): void => void sink.stdout(text);
   const leave = (): void => {
     if (closed) return;
     closed = true;

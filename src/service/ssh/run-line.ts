@@ -12,10 +12,13 @@ import { logRequest, newRequestId } from '../request-log.js';
 import { sshPrincipal } from './principal.js';
 import type { ClientTerminal } from './shell-terminal.js';
 
-/** Where one command writes: the SSH channel's stdout and stderr. */
+/**
+ * Where one command writes: the SSH channel's stdout and stderr. A write returns a promise
+ * when the client is behind (its window is closed): a streaming producer waits for it.
+ */
 export interface CommandSink {
-  stdout(chunk: Buffer | string): void;
-  stderr(chunk: Buffer | string): void;
+  stdout(chunk: Buffer | string): void | Promise<void>;
+  stderr(chunk: Buffer | string): void | Promise<void>;
 }
 
 /** What every SSH command needs besides its line: shared by all connections. */

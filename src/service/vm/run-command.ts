@@ -60,12 +60,14 @@ export function runCommand(launch: CommandLaunch, options: ExecOptions): Promise
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let settled = false;
     let activity = 0;
+    let paused = false;
     let quietTimer: NodeJS.Timeout | undefined;
     // Settles once no process of the session is left, so a caller that sees `aborted` knows
     // the whole tree is gone.
     let killed: Promise<void> = Promise.resolve();
 
     const onAbort = (): void => {
+      resume();
       if (exit !== undefined || child.pid === undefined) return finish();
       aborted = true;
       killed = killSession(child.pid);
@@ -89,14 +91,26 @@ export function runCommand(launch: CommandLaunch, options: ExecOptions): Promise
     const waitForQuiet = (): void => {
       const seen = activity;
       quietTimer = setTimeout(
-        () => setImmediate(() => (activity === seen ? finish() : waitForQuiet())),
+        () => setImmediate(() => (activity === seen && !paused ? finish() : waitForQuiet())),
         QUIET_AFTER_EXIT_MS,
       );
+    };
+    // The reader asked for a pause: output waits in the pipe (the command blocks once it is full).
+    const resume = (): void => {
+      if (!paused) return;
+      paused = false;
+      activity++;
+      child.stdout?.resume();
     };
 
     child.stdout?.on('data', (chunk: Buffer) => {
       activity++;
-      if (!settled) onOutput?.(chunk);
+      if (settled) return;
+      const wait = onOutput?.(chunk);
+      if (!(wait instanceof Promise) || signal?.aborted === true) return;
+      paused = true;
+      child.stdout?.pause();
+      void wait.then(resume, resume);
     });
     child.stderr?.on('data', (chunk: Buffer) => {
       activity++;

@@ -39,8 +39,14 @@ export interface ExecOptions {
    * session, grandchildren included); processes that left with `setsid` live on.
    */
   readonly signal?: AbortSignal;
-  /** stdout and stderr interleaved in the order written (they are one pipe). */
-  readonly onOutput?: (chunk: Buffer) => void;
+  /**
+   * stdout and stderr interleaved in the order written (they are one pipe). Returning a promise
+   * asks for a pause (backpressure): no more output is read until it settles, so a command
+   * that writes faster than its reader blocks on the full pipe; any other value is ignored.
+   * Once `signal` aborts, reading goes on regardless, so the command's end is never held up
+   * by a reader that is gone.
+   */
+  readonly onOutput?: (chunk: Buffer) => unknown;
 }
 
 /** How one command ended. */

@@ -164,7 +164,7 @@ test('ssh <vm> <command>: a stream, authorized by VM, its words untouched', asyn
   assert.equal(output.kind, 'stream');
   const chunks: string[] = [];
   const { exitCode } = await (output as StreamOutput).start({
-    write: (c) => chunks.push(c.toString()),
+    write: (c) => void chunks.push(c.toString()),
   });
   assert.deepEqual(chunks, ['web$ ls --help -l\n']);
   assert.equal(exitCode, 3);
@@ -241,7 +241,7 @@ test('the deadline keeps running while a stream is read, and drops output writte
   const { output } = await result;
   const chunks: string[] = [];
   await assert.rejects(
-    (output as StreamOutput).start({ write: (c) => chunks.push(c.toString()) }),
+    (output as StreamOutput).start({ write: (c) => void chunks.push(c.toString()) }),
     { name: 'ExectlError', message: 'command timed out after 0.1s' },
   );
   assert.deepEqual(chunks, ['first\n']);
