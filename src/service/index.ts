@@ -8,7 +8,7 @@ import { createExecHandler } from './http/exec-handler.js';
 import { sendError } from './http/error-funnel.js';
 import { listenHttp, type HttpListener } from './http/http-server.js';
 import { RateLimiter } from './http/rate-limit.js';
-import { TokenAuthenticator } from './http/token-auth.js';
+import { FAILURES_PER_ADDRESS, TokenAuthenticator } from './http/token-auth.js';
 import { createVmProxy } from './http/vm-proxy.js';
 import { cameBack, integrationLoop, newLoopMark } from './integrations/loop.js';
 import { startReflectionListener } from './reflection/index.js';
@@ -71,7 +71,9 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
     const deps: ServiceDeps = { store, machines, config, endpoints, now: Date.now };
     const registry = buildRegistry();
     const rateLimiter = config.rateLimit === null ? null : new RateLimiter(config.rateLimit);
-    const auth = new TokenAuthenticator(store, deps.now, { failureRate: config.rateLimit });
+    // `--rate-limit 0` turns off the limit on failures per address too.
+    const failureRate = config.rateLimit === null ? null : FAILURES_PER_ADDRESS;
+    const auth = new TokenAuthenticator(store, deps.now, { failureRate });
     const exec = createExecHandler({
       deps,
       registry,

@@ -19,13 +19,19 @@ export interface TokenCaller {
 const CACHE_LIMIT = 10_000;
 /** How long a failed signature check is remembered. */
 const FAILED_FOR_MS = 60_000;
+/**
+ * Failed verifications one client address may make while rate limiting is on: a burst of 60,
+ * then one a second. Fixed rather than `--rate-limit`'s size, so that a strict per-key limit
+ * (`1/1h`) does not lock an address out for a single typo.
+ */
+export const FAILURES_PER_ADDRESS: RateLimit = { capacity: 60, refillMs: 60_000 };
 
 export interface TokenAuthOptions {
   /** How many passed signature checks to remember (10000 by default). Tests reach a small one. */
   verifiedLimit?: number;
   /** How many failed signature checks to remember, each for 60 s (10000 by default). */
   failedLimit?: number;
-  /** Failed verifications allowed per client address (`--rate-limit`); null or absent: any. */
+  /** Failed verifications allowed per client address; null or absent: any. */
   failureRate?: RateLimit | null;
 }
 
@@ -43,8 +49,8 @@ interface Failure {
  *
  * Against floods of bad tokens (SPEC §7): a signature check that failed against a registered
  * key is remembered for 60 s, so repeating a token costs no verification; and each client
- * address may fail only as often as `--rate-limit` lets a key make requests, after which it is
- * refused with 429 before any work, while other clients go on.
+ * address may fail only so often ({@link FAILURES_PER_ADDRESS}), after which it is refused
+ * with 429 before any work, while other clients go on.
  */
 export class TokenAuthenticator {
   readonly #store: Store;
