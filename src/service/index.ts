@@ -20,7 +20,7 @@ import { startVmMachines, type RunningVmMachines } from './vm/index.js';
 export interface RunningService {
   endpoints: ServiceEndpoints;
   /** Which VM runtime is in use, and why when it is not the one asked for. */
-  runtime: { kind: 'bwrap' | 'process'; reason?: string };
+  runtime: { kind: 'bwrap' | 'process'; reason?: string; warnings: string[] };
   store: Store;
   /** The VM machinery, for work done outside a request (e.g. applying `--seed`). */
   machines: RunningVmMachines;
@@ -61,7 +61,10 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
     closers.push(() => machines.shutdown());
 
     // Before any front end: VMs are told the reflection listener's address (endpoints).
-    const reflection = await startReflectionListener({ store, config, endpoints });
+    const reflection = await startReflectionListener(
+      { store, config, endpoints },
+      machines.socketFor('reflection'),
+    );
     closers.push(() => reflection.close());
     endpoints.reflection = reflection.url;
 
@@ -98,7 +101,13 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
       if (path === '/exec') return exec(req, res);
       return notFound(req, res);
     };
-    const http: HttpListener = await listenHttp(config.listen, config.tls, route, proxy.upgrade);
+    const http: HttpListener = await listenHttp(
+      config.listen,
+      config.tls,
+      route,
+      proxy.upgrade,
+      machines.socketFor('http'),
+    );
     closers.push(() => http.close());
     endpoints.http = http.url;
 

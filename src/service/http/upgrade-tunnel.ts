@@ -5,7 +5,7 @@ import { ServerResponse, type IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { sendError, type FunnelOutcome } from './error-funnel.js';
-import { CLIENT_CLOSED, VM_HOST, vmNotAnswering } from './proxy-relay.js';
+import { CLIENT_CLOSED, upstreamAddress, vmNotAnswering, type VmUpstream } from './proxy-relay.js';
 
 /**
  * Joins `client` (the socket Node hands to an `upgrade` listener, with `head`, the bytes read
@@ -19,12 +19,14 @@ export function tunnelToVm(
   req: IncomingMessage,
   client: Duplex,
   head: Buffer,
-  target: { vmName: string; port: number; headers: string[] },
+  target: VmUpstream & { headers: string[] },
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     let status = CLIENT_CLOSED;
     let joined = false;
-    const upstream = connect(target.port, VM_HOST);
+    const address = upstreamAddress(target.to);
+    const upstream =
+      'socketPath' in address ? connect(address.socketPath) : connect(address.port, address.host);
     upstream.once('connect', () => {
       joined = true;
       upstream.write(requestHead(req, target.headers));

@@ -8,6 +8,10 @@ import { createReflectionHandler, type ReflectionDeps } from './handler.js';
  * the host's loopback). Its base URL is the caller's to put in `endpoints.reflection`, before
  * any VM command runs, since VMs are told `{endpoints.reflection}/vm/<secret>`.
  */
-export function startReflectionListener(deps: ReflectionDeps): Promise<HttpListener> {
-  return listenHttp(deps.config.reflectionListen, null, createReflectionHandler(deps));
+export function startReflectionListener(
+  deps: ReflectionDeps,
+  socketForVms: string | null,
+): Promise<HttpListener> {
+  const handler = createReflectionHandler(deps);
+  return listenHttp(deps.config.reflectionListen, null, handler, undefined, socketForVms);
 }
