@@ -20,10 +20,10 @@ import type { MachineInit } from './machine-init.js';
 import {
   bootMachine,
   createMachineDisk,
-  diskUsed,
   machineState,
   removeMachineDisk,
   resizeStoppedDisk,
+  smallestDisk,
 } from './machine-vms.js';
 import { runCommand, shellArgv, type CommandLaunch } from './run-command.js';
 import { readHostRoot, systemFolderArgs, VM_HOME } from './sandbox-args.js';
@@ -143,13 +143,21 @@ export class BwrapRuntime implements VmRuntime {
     const mode = this.requireMachine('resize');
     const limits = vm.limits ?? DEFAULT_LIMITS;
     const init = (await this.current(vm)) as MachineInit | undefined;
-    await init?.cgroup?.apply({ ...limits });
-    const state = await this.stat(vm);
+    const size = (await this.stat(vm)).limits.diskBytes;
     const wanted = limits.diskBytes;
-    if (wanted === null || wanted === state.limits.diskBytes) return;
-    if (init !== undefined && wanted < (await diskUsed(init))) {
-      throw commandFailed(`the disk of vm "${vm.name}" holds more than ${wanted} bytes`);
+    const diskChanges = wanted !== null && wanted !== size;
+    // Checked before anything changes: a refused resize leaves every limit as it was.
+    if (diskChanges && size !== null && wanted < size) {
+      const minimum = await smallestDisk(mode, vm);
+      if (wanted < minimum) {
+        const mib = Math.ceil(minimum / 2 ** 20);
+        throw commandFailed(`the disk of vm "${vm.name}" cannot be smaller than ${mib}M`, {
+          hint: 'it holds that much: delete files in the VM first, or choose a larger size',
+        });
+      }
     }
+    await init?.cgroup?.apply(limits);
+    if (!diskChanges) return;
     // ext4 grows online too, but one path for both directions is simpler and always safe.
     await this.stop(vm);
     await resizeStoppedDisk(mode, vm, wanted);

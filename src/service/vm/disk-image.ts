@@ -14,6 +14,7 @@ export const IMAGE_NAME = 'disk.img';
 export interface DiskTools {
   mkfs: string;
   debugfs: string;
+  dumpe2fs: string;
   e2fsck: string;
   resize2fs: string;
   unshare: string;
@@ -98,6 +99,11 @@ export async function hasImage(diskDir: string): Promise<boolean> {
   );
 }
 
+/** The size of the VM's disk: its image's (the file system fills it exactly). */
+export async function imageSize(diskDir: string): Promise<number> {
+  return (await stat(join(diskDir, IMAGE_NAME))).size;
+}
+
 /** Size and use of a mounted image, read through `mountPath` (e.g. via /proc/<pid>/root). */
 export async function imageUsage(mountPath: string): Promise<{ size: number; used: number }> {
   const fs = await statfs(mountPath);
@@ -132,8 +138,23 @@ async function truncateTo(image: string, sizeBytes: number): Promise<void> {
   }
 }
 
-/** Runs a tool of ours with our fixed arguments; rejects with its last line of output. */
-export function run(file: string, args: string[], okCodes: number[] = [0]): Promise<void> {
+/**
+ * The smallest size the VM's disk may shrink to: what resize2fs estimates its file system
+ * needs (its data and metadata), in bytes. Works on a mounted image too.
+ */
+export async function minimumImageSize(tools: DiskTools, diskDir: string): Promise<number> {
+  const image = join(diskDir, IMAGE_NAME);
+  const blocks = /minimum size of the filesystem: (\d+)/.exec(
+    await run(tools.resize2fs, ['-f', '-P', image]),
+  );
+  const blockSize = /^Block size:\s+(\d+)$/m.exec(await run(tools.dumpe2fs, ['-h', image]));
+  if (blocks === null || blockSize === null)
+    throw new Error(`cannot tell how small ${image} may be`);
+  return Number(blocks[1]) * Number(blockSize[1]);
+}
+
+/** Runs a tool of ours with our fixed arguments; resolves with its output, rejects with its last line. */
+export function run(file: string, args: string[], okCodes: number[] = [0]): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, {
       env: { PATH: DEFAULT_PATH },
@@ -147,7 +168,7 @@ export function run(file: string, args: string[], okCodes: number[] = [0]): Prom
     child.stderr.on('data', collect);
     child.once('error', reject);
     child.once('close', (code) => {
-      if (okCodes.includes(code ?? -1)) return resolve();
+      if (okCodes.includes(code ?? -1)) return resolve(output);
       const last = output.trim().split('\n').at(-1) ?? '';
       reject(new Error(`${file} ended with exit code ${code}${last === '' ? '' : `: ${last}`}`));
     });

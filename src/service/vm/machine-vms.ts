@@ -4,7 +4,14 @@ import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { VmCgroup } from './cgroups.js';
 import { createDisk } from './disk.js';
-import { createImage, hasImage, imageUsage, resizeImageOffline } from './disk-image.js';
+import {
+  createImage,
+  hasImage,
+  imageSize,
+  imageUsage,
+  minimumImageSize,
+  resizeImageOffline,
+} from './disk-image.js';
 import { idBaseOf, releaseIdRange } from './id-ranges.js';
 import { startMachineInit, type MachineInit } from './machine-init.js';
 import type { MachineHost } from './sandbox-identity.js';
@@ -72,7 +79,8 @@ export async function machineState(
   init: MachineInit | undefined,
   paused: boolean,
 ): Promise<VmState> {
-  const limits = effectiveLimits(host, vm);
+  const size = await imageSize(vm.diskDir).catch(() => null);
+  const limits = { ...effectiveLimits(host, vm), diskBytes: size };
   if (init === undefined) {
     const usage = { memoryBytes: null, pids: null, diskBytes: null, cpuSeconds: null };
     return { running: false, paused: false, bootedAt: null, limits, usage };
@@ -83,14 +91,14 @@ export async function machineState(
     running: true,
     paused,
     bootedAt: init.bootedAt,
-    limits: { ...limits, diskBytes: disk?.size ?? limits.diskBytes },
+    limits,
     usage: { ...live, diskBytes: disk?.used ?? null },
   };
 }
 
-/** Bytes used on the VM's disk now (a running VM). */
-export async function diskUsed(init: MachineInit): Promise<number> {
-  return (await imageUsage(diskPath(init))).used;
+/** The smallest size the VM's disk can shrink to (what it holds, and its file system's own). */
+export function smallestDisk(host: MachineHost, vm: VmSpec): Promise<number> {
+  return minimumImageSize(host.tools, vm.diskDir);
 }
 
 /** Resizes the image of a stopped VM. */

@@ -3,6 +3,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { commandFailed } from '../../errors.js';
 import type { ServiceDeps, VmExecOptions, VmMachines } from '../deps.js';
 import { reflectionUrlOf } from '../reflection/urls.js';
 import type { VmRecord } from '../store/index.js';
@@ -10,6 +11,16 @@ import { createRuntime } from './create-runtime.js';
 import { detectRuntime } from './detect.js';
 import type { DetectedRuntime, ExecResult, VmSpec } from './types.js';
 import type { InboundListener } from './vm-network.js';
+
+// The stored status decides: a VM paused before a server restart stays paused (its processes
+// ended with the server) until its owner resumes it.
+function refuseIfPaused(vm: VmRecord): void {
+  if (vm.status === 'paused') throw pausedError(vm);
+}
+
+function pausedError(vm: VmRecord) {
+  return commandFailed(`vm "${vm.name}" is paused`, { hint: `resume it with "resume ${vm.name}"` });
+}
 
 /** The server listeners that machine VMs see inside at their host addresses. */
 export type InboundName = 'http' | 'reflection';
@@ -76,9 +87,17 @@ export async function startVmMachines({
       store.setStatus(vm.id, 'running');
     },
     remove: (vm) => runtime.remove(spec(vm)),
-    exec: (vm, command, options) =>
-      runtime.exec(spec(vm), command, { ...options, env: reflection(vm) }),
-    shell: (vm, options) => runtime.shell(spec(vm), { ...options, env: reflection(vm) }),
+    async exec(vm, command, options) {
+      refuseIfPaused(vm);
+      return runtime.exec(spec(vm), command, { ...options, env: reflection(vm) });
+    },
+    shell(vm, options) {
+      if (vm.status !== 'paused')
+        return runtime.shell(spec(vm), { ...options, env: reflection(vm) });
+      const exited = Promise.reject(pausedError(vm));
+      exited.catch(() => {});
+      return { resize: () => {}, exited };
+    },
     stat: (vm) => runtime.stat(spec(vm)),
     async resize(vm, limits) {
       await runtime.resize({ ...spec(vm), limits });

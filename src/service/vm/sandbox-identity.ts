@@ -45,6 +45,7 @@ const MACHINE_TOOLS = {
   socat: 'socat',
   mkfs: 'mkfs.ext4',
   debugfs: 'debugfs',
+  dumpe2fs: 'dumpe2fs',
   e2fsck: 'e2fsck',
   resize2fs: 'resize2fs',
 } as const;
