@@ -66,6 +66,14 @@ describe('bwrap runtime: isolation', () => {
     }
   });
 
+  test('no host path of its disk is visible inside: /root is a loop device', async () => {
+    const mountinfo = (await fx.run(vm, 'cat /proc/self/mountinfo')).output;
+    assert.ok(!mountinfo.includes(fx.dataDir), mountinfo);
+    assert.ok(!mountinfo.includes(fx.dir.path), mountinfo);
+    const root = mountinfo.split('\n').find((line) => line.split(' ')[4] === '/root');
+    assert.match(root ?? '', / \/ \/root [^-]+ - ext4 \/dev\/loop\d+ /);
+  });
+
   test('the VM’s root cannot read /etc/shadow and cannot write the system folders', async () => {
     const ran = await fx.run(
       vm,
