@@ -25,7 +25,7 @@ import {
   resizeStoppedDisk,
   smallestDisk,
 } from './machine-vms.js';
-import { runCommand, shellArgv, type CommandLaunch } from './run-command.js';
+import { runCommand, type CommandLaunch } from './run-command.js';
 import { readHostRoot, systemFolderArgs, VM_HOME } from './sandbox-args.js';
 import { serverIsRoot, type BwrapTools, type SandboxMode } from './sandbox-identity.js';
 import { findShellTools, shellCommand, shellEnv, sttySizeCommand } from './shell-launch.js';
@@ -75,7 +75,8 @@ export class BwrapRuntime implements VmRuntime {
 
   async exec(vm: VmSpec, command: string, options: ExecOptions = {}): Promise<ExecResult> {
     options.signal?.throwIfAborted();
-    const launch = await this.launch(vm, options.env ?? {}, shellArgv(command));
+    // The in-VM launcher already joined stderr to stdout: sh -c runs the command directly.
+    const launch = await this.launch(vm, options.env ?? {}, ['/bin/sh', '-c', command]);
     const outcome = await runCommand(launch, options);
     if (outcome.launcherErrors !== '' && !outcome.aborted) {
       throw new Error(`could not enter vm "${vm.name}": ${outcome.launcherErrors.trim()}`);
@@ -89,7 +90,7 @@ export class BwrapRuntime implements VmRuntime {
       const tools = findShellTools();
       const callEnv = { ...shellEnv(options.pty), ...options.env };
       const inVm = (command: string, env: Readonly<Record<string, string>>) =>
-        this.launch(vm, env, shellArgv(command));
+        this.launch(vm, env, ['/bin/sh', '-c', command]);
       return {
         launch: await inVm(shellCommand(tools, options.pty), callEnv),
         // The resize runs inside the VM like any command: the terminal's name came from inside,

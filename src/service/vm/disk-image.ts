@@ -57,10 +57,9 @@ export async function createImage(
       `lazy_itable_init=1,lazy_journal_init=1,root_owner=${owner}:${owner}`,
       image,
     ]);
-    // mkfs made lost+found as the host's root, which the VM would see as nobody's.
-    for (const field of ['uid', 'gid']) {
-      await run(tools.debugfs, ['-w', '-R', `set_inode_field lost+found ${field} ${owner}`, image]);
-    }
+    // mkfs made lost+found as the host's root, which the VM would see as nobody's folder in
+    // its home; e2fsck makes it again should it ever need one.
+    await run(tools.debugfs, ['-w', '-R', 'rmdir lost+found', image]);
     if (legacy.length > 0) await fillFromFolder(tools, diskDir, legacy, owner);
   } catch (err) {
     await rm(image, { force: true });
