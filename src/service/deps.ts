@@ -1,5 +1,6 @@
 import type { ServiceConfig } from './config.js';
-import type { Store, VmRecord } from './store/index.js';
+import type { Store, VmLimitsRecord, VmRecord } from './store/index.js';
+import type { VmPortTarget, VmState } from './vm/types.js';
 
 /** Output and outcome of one command run inside a VM. */
 export interface VmExecOptions {
@@ -48,6 +49,14 @@ export interface VmMachines {
   exec(vm: VmRecord, command: string, options: VmExecOptions): Promise<{ exitCode: number }>;
   /** Runs an interactive shell inside the VM on a terminal of its own (`ssh <vm>`). */
   shell(vm: VmRecord, options: VmShellOptions): VmShellSession;
+  /** Its machine's state, limits and live usage. */
+  stat(vm: VmRecord): Promise<VmState>;
+  /** Applies and stores new limits (422 when the host cannot, or the disk would shrink below use). */
+  resize(vm: VmRecord, limits: VmLimitsRecord): Promise<void>;
+  /** Freezes (true) or thaws (false) the VM's processes and stores its status. */
+  pause(vm: VmRecord, frozen: boolean): Promise<void>;
+  /** How the VM proxy reaches `port` inside the VM (its own network), booting it if needed. */
+  portTarget(vm: VmRecord, port: number): Promise<VmPortTarget>;
 }
 
 /** Where the service's listeners actually are (ports are known only once they listen). */

@@ -21,7 +21,7 @@ import { startVmMachines, type RunningVmMachines } from './vm/index.js';
 export interface RunningService {
   endpoints: ServiceEndpoints;
   /** Which VM runtime is in use, and why when it is not the one asked for. */
-  runtime: { kind: 'bwrap' | 'process'; reason?: string };
+  runtime: { kind: 'bwrap' | 'process'; reason?: string; warnings: string[] };
   store: Store;
   /** The VM machinery, for work done outside a request (e.g. applying `--seed`). */
   machines: RunningVmMachines;
@@ -64,7 +64,11 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
     // Before any front end: VMs are told the reflection listener's address (endpoints).
     // Every request the integrations forward carries it; the listeners refuse it (SPEC §6).
     const loopMark = newLoopMark();
-    const reflection = await startReflectionListener({ store, config, endpoints }, loopMark);
+    const reflection = await startReflectionListener(
+      { store, config, endpoints },
+      loopMark,
+      machines.socketFor('reflection'),
+    );
     closers.push(() => reflection.close());
     endpoints.reflection = reflection.url;
 
@@ -106,7 +110,13 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
         new ExectlError('not_found', 'not found', { hint: 'commands go to POST /exec' }),
       );
     };
-    const http: HttpListener = await listenHttp(config.listen, config.tls, route, proxy.upgrade);
+    const http: HttpListener = await listenHttp(
+      config.listen,
+      config.tls,
+      route,
+      proxy.upgrade,
+      machines.socketFor('http'),
+    );
     closers.push(() => http.close());
     endpoints.http = http.url;
 

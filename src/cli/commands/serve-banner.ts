@@ -15,7 +15,7 @@ export interface BannerFacts {
   /** The data folder is the default one, so commands about it need no `--data`. */
   dataIsDefault: boolean;
   ephemeral: boolean;
-  runtime: { kind: 'bwrap' | 'process'; reason?: string };
+  runtime: { kind: 'bwrap' | 'process'; reason?: string; warnings: string[] };
   domain: string;
   /** The first account, and whether this start created it. */
   owner: { email: string; created: boolean; keys: { name: string; fingerprint: string }[] };
@@ -39,7 +39,7 @@ export function renderBanner(facts: BannerFacts, style: Style): string {
         ? `${facts.dataDir}  ${style.warn('(ephemeral: deleted when the server stops)')}`
         : facts.dataDir,
     ],
-    ['Runtime', facts.runtime.kind === 'bwrap' ? 'bwrap (isolated VMs)' : style.bad('process')],
+    ['Runtime', runtimeLine(facts.runtime, style)],
     ['Owner', ownerLine(facts, style)],
   ];
   const keys = facts.owner.keys.map((k) => `${k.fingerprint}  ${style.label(k.name)}`);
@@ -49,6 +49,9 @@ export function renderBanner(facts: BannerFacts, style: Style): string {
   for (const [label, value] of rows) lines.push(`  ${style.label(label.padEnd(11))} ${value}`);
   lines.push('');
   if (facts.runtime.kind === 'process') lines.push(...processWarning(facts.runtime.reason, style));
+  // Each guarantee of SPEC §4 this host cannot give, named once (degraded mode).
+  for (const warning of facts.runtime.warnings) lines.push(style.warn(`  WARNING: ${warning}`));
+  if (facts.runtime.warnings.length > 0) lines.push('');
   if (keys.length === 0) lines.push(...noKeyWarning(facts, style));
   lines.push(`  Try:  ${firstCommand(facts)}`, '', style.label('Ctrl-C stops the server.'));
   return `${lines.join('\n')}\n`;
@@ -74,6 +77,13 @@ function ownerLine(facts: BannerFacts, style: Style): string {
     facts.accounts > 1 ? `${facts.accounts} accounts in all` : '',
   ].filter((n) => n !== '');
   return notes.length === 0 ? email : `${email}  ${style.label(`(${notes.join(', ')})`)}`;
+}
+
+function runtimeLine(runtime: BannerFacts['runtime'], style: Style): string {
+  if (runtime.kind === 'process') return style.bad('process');
+  return runtime.warnings.length === 0
+    ? 'bwrap (machine VMs: own ids, network, disk and limits)'
+    : 'bwrap (isolated VMs)';
 }
 
 function processWarning(reason: string | undefined, style: Style): string[] {

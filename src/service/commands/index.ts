@@ -4,6 +4,9 @@ import { commentCommand } from './comment.js';
 import { helpCommand } from './help.js';
 import { INTEGRATIONS_COMMANDS, INTEGRATIONS_GROUP } from './integrations/index.js';
 import { lsCommand } from './ls.js';
+import { pauseVmCommand, resumeVmCommand } from './machine/pause.js';
+import { resizeCommand } from './machine/resize.js';
+import { statCommand } from './machine/stat.js';
 import { newCommand } from './new.js';
 import { renameCommand } from './rename.js';
 import { restartCommand } from './restart.js';
@@ -46,6 +49,10 @@ export function buildRegistry(): CommandRegistry<ServiceDeps> {
     renameCommand,
     tagCommand,
     commentCommand,
+    statCommand,
+    resizeCommand,
+    pauseVmCommand,
+    resumeVmCommand,
   ]) {
     registry.register(command);
   }

@@ -5,7 +5,11 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import {
+  createServer as createNetServer,
+  type AddressInfo,
+  type Server as NetServer,
+} from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ExectlError } from '../../errors.js';
 import type { ListenAddress } from '../config.js';
@@ -37,6 +41,7 @@ export async function listenHttp(
   tls: { cert: Buffer; key: Buffer } | null,
   route: RequestHandler,
   upgrade?: UpgradeHandler,
+  socketPath?: string | null,
 ): Promise<HttpListener> {
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     route(req, res).catch((err: unknown) => sendError(res, err));
@@ -72,11 +77,13 @@ export async function listenHttp(
   });
   const { port } = server.address() as AddressInfo;
   const host = listen.host.includes(':') ? `[${listen.host}]` : listen.host;
+  const inVms = socketPath == null ? null : await listenForVms(server, socketPath);
   return {
     url: `${tls ? 'https' : 'http'}://${host}:${port}`,
     address: { host: listen.host, port },
     close: (graceMs = 5_000) =>
       new Promise<void>((resolve) => {
+        inVms?.close();
         server.close(() => resolve());
         server.closeIdleConnections();
         // A tunnel (WebSocket) has no end of its own to wait for.
@@ -84,4 +91,18 @@ export async function listenHttp(
         setTimeout(() => server.closeAllConnections(), graceMs).unref();
       }),
   };
+}
+
+/**
+ * The same listener for machine VMs: a unix socket that each VM's relay (vm/vm-network.ts)
+ * connects to from the VM's own address for this listener. Its connections are served like
+ * any other (TLS included); the socket is reachable only through the server's run folder.
+ */
+async function listenForVms(server: Server, socketPath: string): Promise<NetServer> {
+  const relay = createNetServer((socket) => server.emit('connection', socket));
+  await new Promise<void>((resolve, reject) => {
+    relay.once('error', reject);
+    relay.listen({ path: socketPath, readableAll: true, writableAll: true }, resolve);
+  });
+  return relay;
 }

@@ -1,10 +1,22 @@
 // One proxied HTTP exchange: the request streams to the VM's server, the answer streams back.
 import { request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { ExectlError } from '../../errors.js';
+import type { VmPortTarget } from '../vm/types.js';
 import { headersFromVm } from './proxy-headers.js';
 
-/** Where the VM's server listens: every VM shares the host's loopback (no network namespace). */
-export const VM_HOST = '127.0.0.1';
+/** Where a VM's server is reached: a relay socket into its network, or the host's loopback. */
+export interface VmUpstream {
+  vmName: string;
+  port: number;
+  to: VmPortTarget;
+}
+
+/** The options of `http.request` / `net.connect` that reach `to`. */
+export function upstreamAddress(
+  to: VmPortTarget,
+): { socketPath: string } | { host: string; port: number } {
+  return 'socketPath' in to ? { socketPath: to.socketPath } : { host: to.host, port: to.port };
+}
 
 /** The log status of an exchange that ended before any answer (nginx: "client closed request"). */
 export const CLIENT_CLOSED = 499;
@@ -29,12 +41,11 @@ export function vmNotAnswering(vmName: string, port: number, cause: unknown): Ex
 export function relayToVm(
   req: IncomingMessage,
   res: ServerResponse,
-  target: { vmName: string; port: number; headers: string[] },
+  target: VmUpstream & { headers: string[] },
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     const upstream = request({
-      host: VM_HOST,
-      port: target.port,
+      ...upstreamAddress(target.to),
       method: req.method,
       path: req.url,
       headers: target.headers,

@@ -9,7 +9,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { sendError, type FunnelOutcome } from './error-funnel.js';
 import { headersFromVm } from './proxy-headers.js';
-import { CLIENT_CLOSED, VM_HOST, vmNotAnswering } from './proxy-relay.js';
+import { CLIENT_CLOSED, upstreamAddress, vmNotAnswering, type VmUpstream } from './proxy-relay.js';
 
 /**
  * Sends the upgrade request `req` with `headers` to the VM's server on `port`. On 101, joins
@@ -23,13 +23,12 @@ export function tunnelToVm(
   req: IncomingMessage,
   client: Duplex,
   head: Buffer,
-  target: { vmName: string; port: number; headers: string[] },
+  target: VmUpstream & { headers: string[] },
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     let status = CLIENT_CLOSED;
     const upstream = request({
-      host: VM_HOST,
-      port: target.port,
+      ...upstreamAddress(target.to),
       method: req.method,
       path: req.url,
       headers: target.headers,

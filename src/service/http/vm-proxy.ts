@@ -17,7 +17,7 @@ import type { TokenAuthenticator } from './token-auth.js';
 import { refuseOnSocket, tunnelToVm } from './upgrade-tunnel.js';
 
 export interface VmProxyOptions {
-  deps: Pick<ServiceDeps, 'store' | 'config' | 'endpoints'>;
+  deps: Pick<ServiceDeps, 'store' | 'config' | 'endpoints' | 'machines'>;
   /** The authenticator /exec uses (its verification cache serves both). */
   auth: TokenAuthenticator;
   /** The per-key buckets /exec uses; null when rate limiting is off. */
@@ -47,7 +47,12 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
   };
 
   /** Admits the request and says where it goes and with which headers. */
-  const target = (req: IncomingMessage, label: string, entry: RequestLogEntry, tunnel: boolean) => {
+  const target = async (
+    req: IncomingMessage,
+    label: string,
+    entry: RequestLogEntry,
+    tunnel: boolean,
+  ) => {
     const credential = proxyCredential(req.headers);
     const { vm, visitor } = admitToVm(gate, label, credential.token, req.socket.remoteAddress);
     if (visitor !== null) entry.fingerprint = visitor.principal.keyFingerprint;
@@ -60,9 +65,16 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
         { hint: `choose another port with "share port ${vm.name} <port>"` },
       );
     }
+    if (vm.status === 'paused') {
+      throw new ExectlError('unavailable', `vm "${vm.name}" is paused`, {
+        hint: `its owner resumes it with "resume ${vm.name}"`,
+      });
+    }
     return {
       vmName: vm.name,
       port: vm.defaultPort,
+      // Inside the VM's own network (a relay socket), never a port of the host.
+      to: await options.deps.machines.portTarget(vm, vm.defaultPort),
       headers: headersToVm(req, { visitor, dropAuthorization, tunnel }),
     };
   };
@@ -73,7 +85,7 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
     forward: (req, res, label) => {
       const entry = newLogEntry('proxy', `${req.method} ${label}`);
       const work = async () => {
-        const to = target(req, label, entry, false);
+        const to = await target(req, label, entry, false);
         // Asked to confirm before the body is sent: only now, once the request is let in.
         if (/^100-continue$/i.test(req.headers.expect ?? '')) res.writeContinue();
         return relayToVm(req, res, to);
@@ -91,7 +103,7 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
       const entry = newLogEntry(label === null ? 'http' : 'proxy', `${req.method} ${label ?? '-'}`);
       const work = async () => {
         if (label === null) throw upgradeRefused();
-        return tunnelToVm(req, socket, head, target(req, label, entry, true));
+        return tunnelToVm(req, socket, head, await target(req, label, entry, true));
       };
       void runLogged(config.log, entry, work, (err) =>
         refuseOnSocket(req, socket, err, entry.requestId),

@@ -12,6 +12,8 @@ import { createReflectionHandler, type ReflectionDeps } from './handler.js';
 export function startReflectionListener(
   deps: ReflectionDeps,
   loopMark: string,
+  socketForVms: string | null,
 ): Promise<HttpListener> {
-  return listenHttp(deps.config.reflectionListen, null, createReflectionHandler(deps, loopMark));
+  const handler = createReflectionHandler(deps, loopMark);
+  return listenHttp(deps.config.reflectionListen, null, handler, undefined, socketForVms);
 }

@@ -5,6 +5,7 @@ export type { Account, AccountStore, RemovedAccount } from './accounts.js';
 export type { KeyStore, NewSshKey, SshKeyRecord } from './keys.js';
 export type { AccountTeam, TeamMember, TeamRecord, TeamRole, TeamStore } from './teams.js';
 export type { NewVm, Visibility, VmRecord, VmStore } from './vms.js';
+export { DEFAULT_VM_LIMITS, type VmLimitsRecord } from './vm-records.js';
 export type { ShareRecord, ShareStore } from './shares.js';
 export {
   INTEGRATION_TYPES,

@@ -119,4 +119,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 2,
+    description: 'vm limits (SPEC §4: cpus, memory, processes, disk)',
+    sql: `
+      -- NULL: the default of SPEC §4 (2 CPUs, 2 GiB, 4096 processes, 10 GiB), set by \`resize\`.
+      ALTER TABLE vms ADD COLUMN cpus REAL CHECK (cpus IS NULL OR cpus > 0);
+      ALTER TABLE vms ADD COLUMN memory_bytes INTEGER CHECK (memory_bytes IS NULL OR memory_bytes > 0);
+      ALTER TABLE vms ADD COLUMN pids INTEGER CHECK (pids IS NULL OR pids > 0);
+      ALTER TABLE vms ADD COLUMN disk_bytes INTEGER CHECK (disk_bytes IS NULL OR disk_bytes > 0);
+    `,
+  },
 ];

@@ -22,7 +22,25 @@ export interface VmRecord {
   /** 32 random bytes, base64url; identifies the VM on the reflection listener. SECRET. */
   reflectionSecret: string;
   createdAt: string;
+  /** Its limits, SPEC §4's defaults where `resize` set none. */
+  limits: VmLimitsRecord;
 }
+
+/** A VM's limits as stored. */
+export interface VmLimitsRecord {
+  cpus: number;
+  memoryBytes: number;
+  pids: number;
+  diskBytes: number;
+}
+
+/** SPEC §4's defaults: 2 CPUs, 2 GiB, 4096 processes, 10 GiB of disk. */
+export const DEFAULT_VM_LIMITS: VmLimitsRecord = {
+  cpus: 2,
+  memoryBytes: 2 * 1024 ** 3,
+  pids: 4096,
+  diskBytes: 10 * 1024 ** 3,
+};
 
 export interface VmRow {
   id: number;
@@ -38,10 +56,15 @@ export interface VmRow {
   reflection_secret: string;
   created_at: string;
   tags: string;
+  cpus: number | null;
+  memory_bytes: number | null;
+  pids: number | null;
+  disk_bytes: number | null;
 }
 
 export const VM_COLUMNS = `v.id, v.name, v.account_id, v.emoji, v.status, v.comment, v.default_port,
   v.visibility, v.env, v.setup_script, v.reflection_secret, v.created_at,
+  v.cpus, v.memory_bytes, v.pids, v.disk_bytes,
   (SELECT json_group_array(t.tag ORDER BY t.tag) FROM vm_tags t WHERE t.vm_id = v.id) AS tags`;
 
 /** The hot-path lookups, exported so a test can check their query plans. */
@@ -71,5 +94,11 @@ export function toVmRecord(row: VmRow): VmRecord {
     setupScript: row.setup_script,
     reflectionSecret: row.reflection_secret,
     createdAt: row.created_at,
+    limits: {
+      cpus: row.cpus ?? DEFAULT_VM_LIMITS.cpus,
+      memoryBytes: row.memory_bytes ?? DEFAULT_VM_LIMITS.memoryBytes,
+      pids: row.pids ?? DEFAULT_VM_LIMITS.pids,
+      diskBytes: row.disk_bytes ?? DEFAULT_VM_LIMITS.diskBytes,
+    },
   };
 }

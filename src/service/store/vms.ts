@@ -9,6 +9,7 @@ import {
   toVmRecord,
   type Visibility,
   type VmRecord,
+  type VmLimitsRecord,
   type VmRow,
 } from './vm-records.js';
 
@@ -62,6 +63,8 @@ export interface VmStore {
   setDefaultPort(vmId: number, port: number): VmRecord;
   setVisibility(vmId: number, visibility: Visibility): VmRecord;
   setStatus(vmId: number, status: string): VmRecord;
+  /** Stores the VM's limits (`resize`; the runtime applied them). */
+  setLimits(vmId: number, limits: VmLimitsRecord): VmRecord;
   /** Replaces the environment the VM's commands get (from the next command on). */
   setEnv(vmId: number, env: Record<string, string>): VmRecord;
   /**
@@ -133,6 +136,9 @@ export function vmStore(ctx: StoreContext): VmStore {
   );
   const setStatus = db.prepare<[string, number]>('UPDATE vms SET status = ? WHERE id = ?');
   const setEnv = db.prepare<[string, number]>('UPDATE vms SET env = ? WHERE id = ?');
+  const setLimits = db.prepare(
+    'UPDATE vms SET cpus = @cpus, memory_bytes = @memoryBytes, pids = @pids, disk_bytes = @diskBytes WHERE id = @id',
+  );
   const remove = db.prepare<[number]>('DELETE FROM vms WHERE id = ?');
 
   const requireVm = (vmId: number): VmRecord => {
@@ -230,6 +236,7 @@ export function vmStore(ctx: StoreContext): VmStore {
     setVisibility: changeVm((vm, visibility: Visibility) => setVisibility.run(visibility, vm.id)),
     setStatus: changeVm((vm, status: string) => setStatus.run(status, vm.id)),
     setEnv: changeVm((vm, env: Record<string, string>) => setEnv.run(JSON.stringify(env), vm.id)),
+    setLimits: changeVm((vm, limits: VmLimitsRecord) => setLimits.run({ ...limits, id: vm.id })),
 
     deleteVm: writeTransaction(ctx, (vmId: number) => {
       const vm = requireVm(vmId);

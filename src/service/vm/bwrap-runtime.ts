@@ -8,52 +8,76 @@
 // the VM could disturb); nsenter (util-linux, beside bwrap on every distribution) enters the
 // namespaces from outside with no cooperation, and the kernel's pid-namespace rules give
 // restart/remove for free: killing pid 1 kills everything that joined.
+//
+// Two modes (sandbox-identity.ts): `machine` when the server is root (machine-vms.ts: id
+// ranges, network, disk images, limits), `user` otherwise (a one-id sandbox, host network).
 import { resolve } from 'node:path';
 import { commandEnv } from './command-env.js';
 import { createVm } from './create-vm.js';
-import { assertDiskExists, createDisk, ensureDiskOwner, removeDisk } from './disk.js';
-import { hostnameArgv, joinArgv } from './init-launch.js';
-import { runCommand } from './run-command.js';
+import { assertDiskExists, createDisk, removeDisk } from './disk.js';
+import { joinLaunch, type JoinTarget } from './init-launch.js';
+import type { MachineInit } from './machine-init.js';
+import {
+  bootMachine,
+  createMachineDisk,
+  machineState,
+  removeMachineDisk,
+  resizeStoppedDisk,
+  smallestDisk,
+} from './machine-vms.js';
+import { runCommand, type CommandLaunch } from './run-command.js';
 import { readHostRoot, systemFolderArgs, VM_HOME } from './sandbox-args.js';
-import type { BwrapTools, SandboxIdentity } from './sandbox-identity.js';
+import { serverIsRoot, type BwrapTools, type SandboxMode } from './sandbox-identity.js';
 import { findShellTools, shellCommand, shellEnv, sttySizeCommand } from './shell-launch.js';
 import { startShellSession } from './shell-session.js';
-import type {
-  CreateOptions,
-  ExecOptions,
-  ExecResult,
-  ShellOptions,
-  ShellSession,
-  VmRef,
-  VmRuntime,
-  VmSpec,
+import { commandFailed } from '../../errors.js';
+import {
+  DEFAULT_LIMITS,
+  type CreateOptions,
+  type ExecOptions,
+  type ExecResult,
+  type ShellOptions,
+  type ShellSession,
+  type VmPortTarget,
+  type VmRef,
+  type VmRuntime,
+  type VmSpec,
+  type VmState,
 } from './types.js';
 import { startVmInit, type VmInit } from './vm-init.js';
+
+type RunningVm = VmInit & Partial<MachineInit>;
 
 export class BwrapRuntime implements VmRuntime {
   readonly kind = 'bwrap';
   // By resolved disk folder. A pending start is shared by every command that needs it.
-  private readonly inits = new Map<string, Promise<VmInit>>();
+  private readonly inits = new Map<string, Promise<RunningVm>>();
+  private readonly paused = new Set<string>();
   private readonly systemArgs = systemFolderArgs(readHostRoot());
   private closed = false;
 
   constructor(
     private readonly tools: BwrapTools,
-    private readonly identity: SandboxIdentity,
-  ) {}
+    private readonly mode: SandboxMode,
+  ) {
+    // bwrap run by root maps the VM's root to the host's root: never.
+    if (mode.kind === 'user' && serverIsRoot()) {
+      throw new Error('a root server runs its VMs as machines (see detectSandboxMode)');
+    }
+  }
 
   async create(vm: VmSpec, options: CreateOptions = {}): Promise<void> {
-    const owner = this.identity.serverIsRoot ? this.identity : undefined;
-    await createVm(this, vm, options, () => createDisk(vm.diskDir, owner));
+    const mode = this.mode;
+    const makeDisk = () =>
+      mode.kind === 'machine' ? createMachineDisk(mode, vm) : createDisk(vm.diskDir);
+    await createVm(this, vm, options, makeDisk);
   }
 
   async exec(vm: VmSpec, command: string, options: ExecOptions = {}): Promise<ExecResult> {
     options.signal?.throwIfAborted();
-    const init = await this.running(vm);
-    if (init.hostname !== vm.name) await this.rename(init, vm.name);
-    const argv = joinArgv(this.tools, this.identity, init.pid, command);
-    const env = commandEnv(ROOT_HOME, vm.env, options.env);
-    const outcome = await runCommand({ argv, env, cwd: '/' }, options);
+    // The in-VM launcher already joined stderr to stdout: sh -c runs the command directly.
+    const launch = await this.launch(vm, options.env ?? {}, ['/bin/sh', '-c', command]);
+    const outcome = await runCommand(launch, options);
     if (outcome.launcherErrors !== '' && !outcome.aborted) {
       throw new Error(`could not enter vm "${vm.name}": ${outcome.launcherErrors.trim()}`);
     }
@@ -64,17 +88,16 @@ export class BwrapRuntime implements VmRuntime {
   shell(vm: VmSpec, options: ShellOptions): ShellSession {
     return startShellSession(async () => {
       const tools = findShellTools();
-      const init = await this.running(vm);
-      if (init.hostname !== vm.name) await this.rename(init, vm.name);
-      const env = commandEnv(ROOT_HOME, vm.env, { ...shellEnv(options.pty), ...options.env });
-      // The resize runs inside the VM, as its root without privileges, like any command: the
-      // terminal's name came from inside, and the host's root never opens a VM's file.
-      const inVm = (command: string) => joinArgv(this.tools, this.identity, init.pid, command);
+      const callEnv = { ...shellEnv(options.pty), ...options.env };
+      const inVm = (command: string, env: Readonly<Record<string, string>>) =>
+        this.launch(vm, env, ['/bin/sh', '-c', command]);
       return {
-        launch: { argv: inVm(shellCommand(tools, options.pty)), env, cwd: '/' },
+        launch: await inVm(shellCommand(tools, options.pty), callEnv),
+        // The resize runs inside the VM like any command: the terminal's name came from inside,
+        // and no host process opens a VM's file.
         resizeTty: async (tty, size) => {
-          const argv = inVm(`exec ${sttySizeCommand(tools, tty, size)}`);
-          const outcome = await runCommand({ argv, env: {}, cwd: '/' }, {});
+          const launch = await inVm(`exec ${sttySizeCommand(tools, tty, size)}`, {});
+          const outcome = await runCommand(launch, {});
           if (outcome.exitCode !== 0) throw new Error(`stty ended with ${outcome.exitCode}`);
         },
         launchFailed: (errors) => new Error(`could not enter vm "${vm.name}": ${errors}`),
@@ -82,14 +105,15 @@ export class BwrapRuntime implements VmRuntime {
     }, options);
   }
 
-  async restart(vm: VmRef): Promise<void> {
+  async restart(vm: VmSpec): Promise<void> {
     await this.stop(vm);
     await this.running(vm);
   }
 
-  async remove(vm: VmRef): Promise<void> {
+  async remove(vm: VmSpec): Promise<void> {
     await this.stop(vm);
-    await removeDisk(vm.diskDir);
+    if (this.mode.kind === 'machine') await removeMachineDisk(this.mode, vm);
+    else await removeDisk(vm.diskDir);
   }
 
   async shutdown(): Promise<void> {
@@ -106,8 +130,95 @@ export class BwrapRuntime implements VmRuntime {
     );
   }
 
+  async stat(vm: VmSpec): Promise<VmState> {
+    const init = await this.current(vm);
+    if (this.mode.kind === 'machine') {
+      return machineState(this.mode, vm, init as MachineInit | undefined, this.isPaused(vm));
+    }
+    const none = { cpus: null, memoryBytes: null, pids: null, diskBytes: null };
+    const usage = { memoryBytes: null, pids: null, diskBytes: null, cpuSeconds: null };
+    return { running: init !== undefined, paused: false, bootedAt: null, limits: none, usage };
+  }
+
+  async resize(vm: VmSpec): Promise<void> {
+    const mode = this.requireMachine('resize');
+    const limits = vm.limits ?? DEFAULT_LIMITS;
+    const init = (await this.current(vm)) as MachineInit | undefined;
+    const size = (await this.stat(vm)).limits.diskBytes;
+    const wanted = limits.diskBytes;
+    const diskChanges = wanted !== null && wanted !== size;
+    // Checked before anything changes: a refused resize leaves every limit as it was.
+    if (diskChanges && size !== null && wanted < size) {
+      const minimum = await smallestDisk(mode, vm);
+      if (wanted < minimum) {
+        const mib = Math.ceil(minimum / 2 ** 20);
+        throw commandFailed(`the disk of vm "${vm.name}" cannot be smaller than ${mib}M`, {
+          hint: 'it holds that much: delete files in the VM first, or choose a larger size',
+        });
+      }
+    }
+    await init?.cgroup?.apply(limits);
+    if (!diskChanges) return;
+    // ext4 grows online too, but one path for both directions is simpler and always safe.
+    await this.stop(vm);
+    await resizeStoppedDisk(mode, vm, wanted);
+    await this.running(vm);
+  }
+
+  async pause(vm: VmSpec, frozen: boolean): Promise<void> {
+    this.requireMachine(frozen ? 'pause' : 'resume');
+    const init = (await this.running(vm)) as MachineInit;
+    if (init.cgroup === null) throw commandFailed('this server has no cgroup freezer');
+    await init.cgroup.freeze(frozen);
+    const key = resolve(vm.diskDir);
+    if (frozen) this.paused.add(key);
+    else this.paused.delete(key);
+  }
+
+  async portTarget(vm: VmSpec, port: number): Promise<VmPortTarget> {
+    const init = await this.running(vm);
+    if (init.network === undefined) return { host: '127.0.0.1', port };
+    return { socketPath: await init.network.relayTo(port) };
+  }
+
+  /** True while the VM is frozen by `pause`. */
+  isPaused(vm: VmRef): boolean {
+    return this.paused.has(resolve(vm.diskDir));
+  }
+
+  private requireMachine(what: string) {
+    if (this.mode.kind === 'machine') return this.mode;
+    throw commandFailed(`${what} needs the server to run as root (VM limits)`);
+  }
+
+  /** How to run `argv` with the VM's env plus `callEnv` inside the VM, booting it first. */
+  private async launch(
+    vm: VmSpec,
+    callEnv: Readonly<Record<string, string>>,
+    argv: readonly string[],
+  ): Promise<CommandLaunch> {
+    const init = await this.running(vm);
+    if (this.isPaused(vm)) throw commandFailed(`vm "${vm.name}" is paused`);
+    if (init.hostname !== vm.name) await this.rename(init, vm.name);
+    const env = commandEnv(ROOT_HOME, vm.env, callEnv);
+    return joinLaunch(this.tools, this.target(init), env, argv);
+  }
+
+  private target(init: RunningVm): JoinTarget {
+    const procsFiles = init.cgroup?.procsFiles ?? [];
+    return this.mode.kind === 'machine'
+      ? { initPid: init.pid, machine: { procsFiles } }
+      : { initPid: init.pid };
+  }
+
+  /** The VM's running init, if any, without starting it. */
+  private async current(vm: VmRef): Promise<RunningVm | undefined> {
+    const init = await this.inits.get(resolve(vm.diskDir))?.catch(() => undefined);
+    return init?.alive() ? init : undefined;
+  }
+
   /** The VM's sandbox, started when it is not running (first use, after a crash or restart). */
-  private async running(vm: VmRef): Promise<VmInit> {
+  private async running(vm: VmSpec): Promise<RunningVm> {
     const key = resolve(vm.diskDir);
     for (;;) {
       if (this.closed) throw new Error('the VM runtime is shut down');
@@ -126,24 +237,28 @@ export class BwrapRuntime implements VmRuntime {
     return starting;
   }
 
-  private async start(vm: VmRef, diskDir: string): Promise<VmInit> {
+  private async start(vm: VmSpec, diskDir: string): Promise<RunningVm> {
     await assertDiskExists(diskDir);
-    if (this.identity.serverIsRoot) await ensureDiskOwner(diskDir, this.identity);
-    return startVmInit(this.tools, this.identity, vm.name, diskDir, this.systemArgs);
+    this.paused.delete(diskDir);
+    if (this.mode.kind === 'machine') return bootMachine(this.mode, vm, this.systemArgs);
+    return startVmInit(this.tools, vm.name, diskDir, this.systemArgs);
   }
 
   private async stop(vm: VmRef): Promise<void> {
     const key = resolve(vm.diskDir);
     const current = this.inits.get(key);
     this.inits.delete(key);
+    this.paused.delete(key);
     const init = await current?.catch(() => undefined);
+    // A frozen VM's processes die only once thawed.
+    await init?.cgroup?.freeze(false).catch(() => {});
     await init?.stop();
   }
 
-  // A renamed VM gets its new hostname in place; its processes keep running.
-  private async rename(init: VmInit, name: string): Promise<void> {
-    const argv = hostnameArgv(this.tools, this.identity, init.pid, name);
-    const outcome = await runCommand({ argv, env: {}, cwd: '/' }, {});
+  // A renamed VM gets its new hostname in place, set from inside; its processes keep running.
+  private async rename(init: RunningVm, name: string): Promise<void> {
+    const launch = joinLaunch(this.tools, this.target(init), {}, ['/bin/hostname', name]);
+    const outcome = await runCommand(launch, {});
     if (outcome.exitCode !== 0) {
       throw new Error(
         `could not set the hostname of vm "${name}": ${outcome.launcherErrors.trim()}`,

@@ -1,14 +1,15 @@
 import { ExectlError } from '../../errors.js';
 import { BwrapRuntime } from './bwrap-runtime.js';
 import { ProcessRuntime } from './process-runtime.js';
-import { findBwrapTools, sandboxIdentity } from './sandbox-identity.js';
+import type { SandboxMode } from './sandbox-identity.js';
+import { findBwrapTools } from './sandbox-identity.js';
 import type { RuntimeKind, VmRuntime } from './types.js';
 
 /**
- * A runtime of the given kind (usually the one `detectRuntime` chose). As root, bwrap
- * VMs run as the unprivileged id 65534; otherwise as the server's user.
+ * A runtime of the given kind (usually the one `detectRuntime` chose), its bwrap VMs run in
+ * `mode` (machines when the server is root; see `detectSandboxMode`).
  */
-export function createRuntime(kind: RuntimeKind): VmRuntime {
+export function createRuntime(kind: RuntimeKind, mode: SandboxMode): VmRuntime {
   if (kind === 'process') return new ProcessRuntime();
   const tools = findBwrapTools();
   if ('missing' in tools) {
@@ -17,5 +18,5 @@ export function createRuntime(kind: RuntimeKind): VmRuntime {
       `the bwrap runtime cannot run here: ${tools.missing} is not installed`,
     );
   }
-  return new BwrapRuntime(tools, sandboxIdentity());
+  return new BwrapRuntime(tools, mode);
 }

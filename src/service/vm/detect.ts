@@ -1,43 +1,106 @@
-// Choosing the runtime at server start: bwrap when a real test sandbox starts and answers.
+// Choosing the runtime at server start: bwrap when a real test sandbox starts and answers, as
+// machines (own ids, network, disk, limits) when the server is root.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExectlError } from '../../errors.js';
 import { BwrapRuntime } from './bwrap-runtime.js';
+import { detectCgroups } from './cgroups.js';
 import { DEFAULT_PATH } from './command-env.js';
-import { findBwrapTools, sandboxIdentity } from './sandbox-identity.js';
-import type { DetectedRuntime, RuntimeChoice } from './types.js';
+import { DEFAULT_REGISTRY } from './id-ranges.js';
+import { prepareRunDir } from './machine-vms.js';
+import {
+  findBwrapTools,
+  findMachineTools,
+  serverIsRoot,
+  type BwrapTools,
+  type SandboxMode,
+} from './sandbox-identity.js';
+import { DEFAULT_LIMITS, type DetectedRuntime, type RuntimeChoice } from './types.js';
+import type { InboundListener } from './vm-network.js';
 
 const PROBE_TIMEOUT_MS = 10_000;
+const PROBE_DISK_BYTES = 32 * 1024 ** 2;
+
+/** What machine VMs need from the server. */
+export interface MachineOptions {
+  /** The server's own folder for VM mount points and relay sockets (made 0711 here). */
+  runDir: string;
+  /** The server's listeners to show inside each VM. */
+  inbound(): readonly InboundListener[];
+  /** The host-wide id-range claims (a test may use its own). */
+  registry?: string;
+}
 
 /**
  * Which runtime to use for `--runtime choice`. `auto`: bwrap when a test VM, made exactly as
  * real ones are, starts and runs `true`; otherwise process, with the reason (the server prints
  * it loudly). `bwrap` that cannot run throws ExectlError `usage` with the reason. `process`
- * is taken as asked, without a probe.
+ * is taken as asked, without a probe. `warnings` name each guarantee of SPEC §4 this host
+ * cannot give (printed once at start).
  */
-export async function detectRuntime(choice: RuntimeChoice): Promise<DetectedRuntime> {
-  if (choice === 'process') return { kind: 'process' };
-  const problem = await bwrapProblem();
-  if (problem === undefined) return { kind: 'bwrap' };
+export async function detectRuntime(
+  choice: RuntimeChoice,
+  machine: MachineOptions,
+): Promise<DetectedRuntime> {
+  if (choice === 'process') return { kind: 'process', mode: { kind: 'user' }, warnings: [] };
+  const found = await detectSandboxMode(machine);
+  const problem = 'problem' in found ? found.problem : await bwrapProblem(found.tools, found.mode);
+  if (problem === undefined && !('problem' in found)) {
+    return { kind: 'bwrap', mode: found.mode, warnings: found.warnings };
+  }
   if (choice === 'bwrap') {
     throw new ExectlError('cannot_start', `the bwrap runtime cannot run here: ${problem}`, {
-      hint: 'install bubblewrap and allow user namespaces, or choose --runtime process',
+      hint: 'install bubblewrap (as root also slirp4netns, socat, e2fsprogs), or choose --runtime process',
     });
   }
   return {
     kind: 'process',
+    mode: { kind: 'user' },
+    warnings: [],
     reason: `bubblewrap cannot run here (${problem}); VM commands run as plain processes, without isolation`,
   };
 }
 
+/**
+ * How bwrap VMs run on this host: machines when the server is root (their tools found, the
+ * cgroups detected and the run folder made), a one-id sandbox otherwise; or why they cannot.
+ * `warnings` name the guarantees of SPEC §4 that this host cannot give.
+ */
+export async function detectSandboxMode(
+  machine: MachineOptions,
+): Promise<{ tools: BwrapTools; mode: SandboxMode; warnings: string[] } | { problem: string }> {
+  if (!serverIsRoot()) {
+    const tools = findBwrapTools();
+    if ('missing' in tools) return { problem: `${tools.missing} was not found in ${DEFAULT_PATH}` };
+    const warnings = [
+      'the server is not root: each VM has a single id, shares the host network, and has no limits (run as root for machine VMs)',
+    ];
+    return { tools, mode: { kind: 'user' }, warnings };
+  }
+  const tools = findMachineTools();
+  if ('missing' in tools) return { problem: `${tools.missing} was not found in ${DEFAULT_PATH}` };
+  const cgroups = await detectCgroups();
+  const warnings =
+    'problem' in cgroups ? [`VMs have no CPU, memory or process limits: ${cgroups.problem}`] : [];
+  await prepareRunDir(machine.runDir);
+  const mode: SandboxMode = {
+    kind: 'machine',
+    tools,
+    cgroups: 'problem' in cgroups ? null : cgroups,
+    runDir: machine.runDir,
+    registry: machine.registry ?? DEFAULT_REGISTRY,
+    inbound: machine.inbound,
+  };
+  return { tools, mode, warnings };
+}
+
 /** Why bwrap VMs cannot run here, or undefined when a test VM works. */
-async function bwrapProblem(): Promise<string | undefined> {
-  const tools = findBwrapTools();
-  if ('missing' in tools) return `${tools.missing} was not found in ${DEFAULT_PATH}`;
+async function bwrapProblem(tools: BwrapTools, mode: SandboxMode): Promise<string | undefined> {
   const dir = await mkdtemp(join(tmpdir(), 'exectl-probe-'));
-  const runtime = new BwrapRuntime(tools, sandboxIdentity());
-  const vm = { name: 'probe', diskDir: join(dir, 'disk'), env: {} };
+  const runtime = new BwrapRuntime(tools, mode);
+  const limits = { ...DEFAULT_LIMITS, diskBytes: PROBE_DISK_BYTES };
+  const vm = { name: 'probe', diskDir: join(dir, 'disk'), env: {}, limits };
   try {
     await runtime.create(vm);
     const signal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
@@ -48,6 +111,7 @@ async function bwrapProblem(): Promise<string | undefined> {
   } catch (err) {
     return err instanceof Error ? (err.message.split('\n')[0] ?? err.message) : String(err);
   } finally {
+    await runtime.remove(vm).catch(() => {});
     await runtime.shutdown();
     await rm(dir, { recursive: true, force: true });
   }

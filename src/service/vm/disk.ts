@@ -1,22 +1,15 @@
-// A VM's disk: a folder under the data folder, owned by the id the VM's root maps to.
-import { lchown, lstat, mkdir, readdir, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-
-/** Who owns a VM's files on the host. */
-export interface DiskOwner {
-  uid: number;
-  gid: number;
-}
+// A VM's disk folder under the data folder: the disk itself (user mode, process runtime) or
+// the home of a machine VM's disk image.
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 
 /**
- * Creates the disk folder (mode 0700: private to the VM's id) and its missing parents. With
- * an owner (root server), hands it to the VM's id. Fails when it already exists: a disk is
- * never shared or reused by accident.
+ * Creates the disk folder (mode 0700) and its missing parents. Fails when it already exists:
+ * a disk is never shared or reused by accident. A machine VM's image goes inside it.
  */
-export async function createDisk(diskDir: string, owner?: DiskOwner): Promise<void> {
+export async function createDisk(diskDir: string): Promise<void> {
   await mkdir(dirname(diskDir), { recursive: true });
   await mkdir(diskDir, { mode: 0o700 });
-  if (owner !== undefined) await lchown(diskDir, owner.uid, owner.gid);
 }
 
 /**
@@ -26,27 +19,6 @@ export async function createDisk(diskDir: string, owner?: DiskOwner): Promise<vo
 export async function assertDiskExists(diskDir: string): Promise<void> {
   const found = await stat(diskDir).catch(() => undefined);
   if (!found?.isDirectory()) throw new Error(`vm disk folder ${diskDir} does not exist`);
-}
-
-/**
- * Makes every file of the disk belong to the VM's id, when the folder itself does not (a
- * disk made by the process runtime, or copied from elsewhere). Symlinks are changed, never
- * followed; a file with several hard links is left alone, since its other names may be
- * outside the disk (a process-runtime command, running as root, could have linked one in).
- */
-export async function ensureDiskOwner(diskDir: string, owner: DiskOwner): Promise<void> {
-  const top = await stat(diskDir);
-  if (top.uid === owner.uid && top.gid === owner.gid) return;
-  await chownTree(diskDir, owner);
-}
-
-async function chownTree(path: string, owner: DiskOwner): Promise<void> {
-  await lchown(path, owner.uid, owner.gid);
-  for (const entry of await readdir(path, { withFileTypes: true })) {
-    const child = join(path, entry.name);
-    if (entry.isDirectory()) await chownTree(child, owner);
-    else if ((await lstat(child)).nlink === 1) await lchown(child, owner.uid, owner.gid);
-  }
 }
 
 /** Deletes the disk and everything in it (symlinks removed, not followed); absent is fine. */

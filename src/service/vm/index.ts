@@ -14,5 +14,5 @@ export type {
   VmSpec,
 } from './types.js';
 export { createRuntime } from './create-runtime.js';
-export { detectRuntime } from './detect.js';
+export { detectRuntime, detectSandboxMode, type MachineOptions } from './detect.js';
 export { startVmMachines, type RunningVmMachines } from './machines.js';

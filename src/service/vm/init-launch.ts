@@ -1,114 +1,60 @@
-// The command lines that start a VM's sandbox and that run a command inside it.
-import { shellArgv } from './run-command.js';
-import { bwrapArgs } from './sandbox-args.js';
-import type { BwrapTools, SandboxIdentity } from './sandbox-identity.js';
+// The command line that runs something inside a running VM: nsenter joins the namespaces of
+// the VM's pid 1, and the in-VM launcher (in-vm-launch.ts) takes the user's words from a pipe.
+import { DEFAULT_PATH } from './command-env.js';
+import { inVmLaunch } from './in-vm-launch.js';
+import { JOIN_CGROUPS } from './machine-init.js';
+import type { CommandLaunch } from './run-command.js';
+import type { BwrapTools } from './sandbox-identity.js';
 
-// Root case. bwrap must run as the unprivileged id, and that id cannot walk the path to the
-// disk when a parent folder is private (the default data folder of root is under /root, mode
-// 0700). So, in a private mount namespace of its own, root first binds the disk onto a
-// reachable spot: `cd` into the disk, cover /tmp with a 0711 tmpfs (hiding nothing of the
-// host: this namespace is the launcher's alone), bind `.` (the cwd, which still points at the
-// disk even if the disk was under /tmp) there; then drop to the unprivileged id and exec
-// bwrap. The binding dies with the namespace, i.e. with the VM.
-const STAGED_DISK = '/tmp/exectl-disk';
-const STAGE_SCRIPT = [
-  'cd "$1"',
-  'mount -t tmpfs -o mode=0711 exectl-stage /tmp',
-  `mkdir ${STAGED_DISK}`,
-  `mount --no-canonicalize --bind . ${STAGED_DISK}`,
-  'cd /',
-  'shift',
-  'exec "$@"',
-].join(' && ');
-
-/** The argv that starts the init sandbox of the VM whose disk is `diskDir`. */
-export function initArgv(
-  tools: BwrapTools,
-  identity: SandboxIdentity,
-  hostname: string,
-  diskDir: string,
-  systemArgs: string[],
-): [string, ...string[]] {
-  if (!identity.serverIsRoot) return [tools.bwrap, ...bwrapArgs(hostname, diskDir, systemArgs)];
-  return [
-    tools.unshare,
-    '--mount',
-    '--propagation',
-    'private',
-    '--',
-    '/bin/sh',
-    '-c',
-    STAGE_SCRIPT,
-    'exectl-stage',
-    diskDir,
-    tools.setpriv,
-    `--reuid=${identity.uid}`,
-    `--regid=${identity.gid}`,
-    '--clear-groups',
-    '--',
-    tools.bwrap,
-    ...bwrapArgs(hostname, STAGED_DISK, systemArgs),
-  ];
+/** The running VM a command joins. */
+export interface JoinTarget {
+  /** Host pid of the VM's pid 1. */
+  initPid: number;
+  /**
+   * Machine VMs (root server): the cgroup files the launcher joins first, and the VM's own
+   * network namespace joined too. Absent for user-mode VMs, which share the host's network.
+   */
+  machine?: { procsFiles: readonly string[] };
 }
 
 /**
- * How nsenter becomes the VM's root. A root server is not mapped in the VM's user namespace:
- * nsenter drops root's supplementary groups and switches to uid/gid 0 there (the
- * unprivileged id outside). Any other server already is the VM's root (bwrap mapped its uid
- * to 0), and may not call setgroups: it keeps its credentials.
+ * Runs `argv` inside the VM as its root (uid 0 there: the VM's base id on the host, or the
+ * server's own user in user mode), in its user, mount, pid, ipc, uts (and, for a machine,
+ * net) namespaces, root and working folder `/root`, with exactly `env`.
+ *
+ * Root of a machine VM keeps the capabilities of the VM's own user namespace (so `chown` and
+ * `dpkg` work inside): they reach nothing outside it. The host-side processes (sh, nsenter)
+ * start with our PATH only; `env` and `argv` reach only the in-VM launcher, through a pipe.
  */
-function credentialArgs(identity: SandboxIdentity): string[] {
-  return identity.serverIsRoot ? [] : ['--preserve-credentials'];
-}
-
-/**
- * The argv that runs `command` inside the running VM whose pid 1 is `initPid`: nsenter joins
- * its user, mount, pid, ipc and uts namespaces (root and cwd too: `/root`) as uid 0 there;
- * setpriv then drops every capability, as bwrap does for the init, so the command is the
- * VM's root but holds no privilege even inside.
- */
-export function joinArgv(
+export function joinLaunch(
   tools: BwrapTools,
-  identity: SandboxIdentity,
-  initPid: number,
-  command: string,
-): [string, ...string[]] {
-  return [
+  target: JoinTarget,
+  env: Readonly<Record<string, string>>,
+  argv: readonly string[],
+): CommandLaunch {
+  const inVm = inVmLaunch(env, argv);
+  const namespaces = ['--user', '--mount', '--pid', '--ipc', '--uts'];
+  const nsenter = [
     tools.nsenter,
-    `--target=${initPid}`,
-    ...credentialArgs(identity),
-    '--user',
-    '--mount',
-    '--pid',
-    '--ipc',
-    '--uts',
+    `--target=${target.initPid}`,
+    // A user-mode server is already the VM's root (bwrap mapped its uid to 0), and may not
+    // call setgroups: it keeps its credentials. Root becomes uid/gid 0 of the VM.
+    ...(target.machine === undefined ? ['--preserve-credentials'] : []),
+    ...namespaces,
+    ...(target.machine === undefined ? [] : ['--net']),
     '--root',
     '--wd',
     '--',
-    tools.setpriv,
-    '--bounding-set=-all',
-    '--inh-caps=-all',
-    '--no-new-privs',
-    '--',
-    ...shellArgv(command),
+    ...inVm.argv,
   ];
-}
-
-/** The argv that sets the hostname of the running VM whose pid 1 is `initPid`. */
-export function hostnameArgv(
-  tools: BwrapTools,
-  identity: SandboxIdentity,
-  initPid: number,
-  name: string,
-): [string, ...string[]] {
-  return [
-    tools.nsenter,
-    `--target=${initPid}`,
-    ...credentialArgs(identity),
-    '--user',
-    '--uts',
-    '--',
-    tools.hostname,
-    name,
-  ];
+  const launcher =
+    target.machine === undefined
+      ? nsenter
+      : ['/bin/sh', '-c', JOIN_CGROUPS, 'join', ...target.machine.procsFiles, '--', ...nsenter];
+  return {
+    argv: launcher as [string, ...string[]],
+    env: { PATH: DEFAULT_PATH },
+    cwd: '/',
+    payload: inVm.payload,
+  };
 }

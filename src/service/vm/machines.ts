@@ -1,18 +1,40 @@
 // The VM runtime as the commands see it (deps.ts `VmMachines`): stored VM records in, the
 // runtime's disks and sandboxes out.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { commandFailed } from '../../errors.js';
 import type { ServiceDeps, VmExecOptions, VmMachines } from '../deps.js';
 import { reflectionUrlOf } from '../reflection/urls.js';
 import type { VmRecord } from '../store/index.js';
 import { createRuntime } from './create-runtime.js';
 import { detectRuntime } from './detect.js';
 import type { DetectedRuntime, ExecResult, VmSpec } from './types.js';
+import type { InboundListener } from './vm-network.js';
+
+// The stored status decides: a VM paused before a server restart stays paused (its processes
+// ended with the server) until its owner resumes it.
+function refuseIfPaused(vm: VmRecord): void {
+  if (vm.status === 'paused') throw pausedError(vm);
+}
+
+function pausedError(vm: VmRecord) {
+  return commandFailed(`vm "${vm.name}" is paused`, { hint: `resume it with "resume ${vm.name}"` });
+}
+
+/** The server listeners that machine VMs see inside at their host addresses. */
+export type InboundName = 'http' | 'reflection';
 
 /** The VM machinery of a running service. */
 export interface RunningVmMachines extends VmMachines {
   /** The runtime in use, and why when `auto` fell back to the unisolated one. */
   readonly runtime: DetectedRuntime;
   exec(vm: VmRecord, command: string, options: VmExecOptions): Promise<ExecResult>;
+  /**
+   * The unix socket on which the listener `name` must also accept the connections of machine
+   * VMs; null when VMs share the host's network.
+   */
+  socketFor(name: InboundName): string | null;
   /** Kills every VM process (server exit). */
   shutdown(): Promise<void>;
 }
@@ -28,12 +50,25 @@ export async function startVmMachines({
   store,
   endpoints,
 }: Pick<ServiceDeps, 'config' | 'store' | 'endpoints'>): Promise<RunningVmMachines> {
-  const detected = await detectRuntime(config.runtime);
-  const runtime = createRuntime(detected.kind);
+  // Short and private to this server: unix socket paths are limited to 107 bytes.
+  const runDir = await mkdtemp(join(tmpdir(), 'exectl-run-'));
+  const socketOf = (name: InboundName) => join(runDir, `${name}.sock`);
+  const inbound = (): InboundListener[] =>
+    (['http', 'reflection'] as const).flatMap((name) => {
+      const url = endpoints[name];
+      if (url === '') return [];
+      const { hostname, port } = new URL(url);
+      return [
+        { host: hostname.replace(/^\[|\]$/g, ''), port: Number(port), socketPath: socketOf(name) },
+      ];
+    });
+  const detected = await detectRuntime(config.runtime, { runDir, inbound });
+  const runtime = createRuntime(detected.kind, detected.mode);
   const spec = (vm: VmRecord): VmSpec => ({
     name: vm.name,
     diskDir: join(config.dataDir, 'vms', String(vm.id)),
     env: vm.env,
+    limits: vm.limits,
   });
   const reflection = (vm: VmRecord) => ({
     EXECTL_REFLECTION_URL: reflectionUrlOf(endpoints.reflection, vm.reflectionSecret),
@@ -41,6 +76,7 @@ export async function startVmMachines({
 
   return {
     runtime: detected,
+    socketFor: (name) => (detected.mode.kind === 'machine' ? socketOf(name) : null),
     async create(vm, signal) {
       await runtime.create(spec(vm), { setupScript: vm.setupScript, env: reflection(vm), signal });
       // The runtime owns a VM's status (store/vm-records.ts); a created VM is running.
@@ -51,9 +87,30 @@ export async function startVmMachines({
       store.setStatus(vm.id, 'running');
     },
     remove: (vm) => runtime.remove(spec(vm)),
-    exec: (vm, command, options) =>
-      runtime.exec(spec(vm), command, { ...options, env: reflection(vm) }),
-    shell: (vm, options) => runtime.shell(spec(vm), { ...options, env: reflection(vm) }),
-    shutdown: () => runtime.shutdown(),
+    async exec(vm, command, options) {
+      refuseIfPaused(vm);
+      return runtime.exec(spec(vm), command, { ...options, env: reflection(vm) });
+    },
+    shell(vm, options) {
+      if (vm.status !== 'paused')
+        return runtime.shell(spec(vm), { ...options, env: reflection(vm) });
+      const exited = Promise.reject(pausedError(vm));
+      exited.catch(() => {});
+      return { resize: () => {}, exited };
+    },
+    stat: (vm) => runtime.stat(spec(vm)),
+    async resize(vm, limits) {
+      await runtime.resize({ ...spec(vm), limits });
+      store.setLimits(vm.id, limits);
+    },
+    async pause(vm, frozen) {
+      await runtime.pause(spec(vm), frozen);
+      store.setStatus(vm.id, frozen ? 'paused' : 'running');
+    },
+    portTarget: (vm, port) => runtime.portTarget(spec(vm), port),
+    async shutdown() {
+      await runtime.shutdown();
+      await rm(runDir, { recursive: true, force: true });
+    },
   };
 }

@@ -21,10 +21,13 @@ import type {
   ExecResult,
   ShellOptions,
   ShellSession,
+  VmPortTarget,
   VmRef,
   VmRuntime,
   VmSpec,
+  VmState,
 } from './types.js';
+import { commandFailed } from '../../errors.js';
 
 export class ProcessRuntime implements VmRuntime {
   readonly kind = 'process';
@@ -88,6 +91,25 @@ export class ProcessRuntime implements VmRuntime {
   async shutdown(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.sessions.keys()].map((diskDir) => this.killVm(diskDir)));
+  }
+
+  // No machine here: a VM is a folder, with no limits and no life of its own beyond commands.
+  async stat(): Promise<VmState> {
+    const limits = { cpus: null, memoryBytes: null, pids: null, diskBytes: null };
+    const usage = { memoryBytes: null, pids: null, diskBytes: null, cpuSeconds: null };
+    return { running: true, paused: false, bootedAt: null, limits, usage };
+  }
+
+  async resize(): Promise<void> {
+    throw commandFailed('resize needs the bwrap runtime with the server running as root');
+  }
+
+  async pause(): Promise<void> {
+    throw commandFailed('pause and resume need the bwrap runtime with the server running as root');
+  }
+
+  async portTarget(_vm: VmSpec, port: number): Promise<VmPortTarget> {
+    return { host: '127.0.0.1', port };
   }
 
   // Keeps the sessions that still have a process group (a cheap probe), so the set stays as

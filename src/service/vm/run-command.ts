@@ -3,6 +3,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import type { Socket } from 'node:net';
+import type { Writable } from 'node:stream';
+import { PAYLOAD_FD } from './in-vm-launch.js';
 import { killSession } from './kill-tree.js';
 import type { ExecOptions, ExecResult } from './types.js';
 
@@ -11,6 +13,8 @@ export interface CommandLaunch {
   argv: readonly [string, ...string[]];
   env: Record<string, string>;
   cwd: string;
+  /** Data for the process on fd {@link PAYLOAD_FD} (see in-vm-launch.ts); none: no such fd. */
+  payload?: Buffer;
 }
 
 /** How the command ended, plus what the launcher itself wrote on its own stderr. */
@@ -52,8 +56,9 @@ export function runCommand(launch: CommandLaunch, options: ExecOptions): Promise
     cwd: launch.cwd,
     env: launch.env,
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'ignore', launch.payload === undefined ? 'ignore' : 'pipe'],
   });
+  sendPayload(child, launch.payload);
   return new Promise((resolve, reject) => {
     let launcherErrors = '';
     let aborted = false;
@@ -148,4 +153,12 @@ function releaseLeftovers(child: ChildProcess): void {
     (stream as Socket).unref();
   }
   child.unref();
+}
+
+/** Writes the payload to its fd and closes it; a launcher that died early just loses it. */
+export function sendPayload(child: ChildProcess, payload: Buffer | undefined): void {
+  const pipe = child.stdio[PAYLOAD_FD] as Writable | null | undefined;
+  if (payload === undefined || pipe == null) return;
+  pipe.on('error', () => {});
+  pipe.end(payload);
 }

@@ -51,18 +51,19 @@ const INIT_SCRIPT =
 export const INFO_FD = 3;
 
 /**
- * The bwrap command line of a VM's init sandbox. Namespaces: user (VM root = the outside id
- * bwrap runs as), pid, ipc and uts (hostname = VM name) — not net: the VM's servers must be
- * reachable on the host's loopback. The VM's root is `/root`, its `/tmp` a private tmpfs,
- * everything else of the sandbox read-only.
+ * The bwrap command line of a VM's init sandbox. Namespaces: pid, ipc and uts (hostname = VM
+ * name); user too when `ownUserNamespace` (VM root = the outside id bwrap runs as), which a
+ * machine VM does not need: bwrap already runs as root of the VM's own user namespace there.
+ * The VM's disk is `/root`, its `/tmp` a private tmpfs, everything else read-only.
  */
-export function bwrapArgs(hostname: string, diskSource: string, systemArgs: string[]): string[] {
+export function bwrapArgs(
+  hostname: string,
+  diskSource: string,
+  systemArgs: string[],
+  ownUserNamespace: boolean,
+): string[] {
   return [
-    '--unshare-user',
-    '--uid',
-    '0',
-    '--gid',
-    '0',
+    ...(ownUserNamespace ? ['--unshare-user', '--uid', '0', '--gid', '0'] : []),
     '--unshare-pid',
     '--unshare-ipc',
     '--unshare-uts',

@@ -1,50 +1,89 @@
-// Which host identity a VM's root is, and which tools the bwrap runtime needs for it.
+// Which tools the bwrap runtime needs, and in which mode it runs VMs.
+import { readFileSync } from 'node:fs';
+import type { CgroupHost } from './cgroups.js';
+import type { DiskTools } from './disk-image.js';
 import { findExecutable } from './executables.js';
+import type { InboundListener, NetworkTools } from './vm-network.js';
 
-/** The unprivileged host id ("nobody") that a VM's root maps to when the server is root. */
-export const UNPRIVILEGED_ID = 65534;
-
-/** Who the VMs are on the host. */
-export interface SandboxIdentity {
-  /** The host uid/gid the VM's root (uid 0 inside) maps to, and that owns the VM disks. */
-  uid: number;
-  gid: number;
-  /**
-   * True when the server runs as root. Then bwrap itself is started as {@link UNPRIVILEGED_ID}
-   * (bwrap run as root would map the VM's root to the host's root), which needs the disk
-   * staged where that id can reach it (see init-launch.ts).
-   */
-  serverIsRoot: boolean;
-}
-
-/** Root: VMs run as the unprivileged id. Otherwise: as the server's own user. */
-export function sandboxIdentity(): SandboxIdentity {
-  const uid = process.getuid?.() ?? 0;
-  if (uid === 0) return { uid: UNPRIVILEGED_ID, gid: UNPRIVILEGED_ID, serverIsRoot: true };
-  return { uid, gid: process.getgid?.() ?? uid, serverIsRoot: false };
-}
-
-/** Absolute paths of the system tools the bwrap runtime runs. */
+/** Absolute paths of the system tools every bwrap VM needs. */
 export interface BwrapTools {
   bwrap: string;
   /** Joins a running VM's namespaces for each command (util-linux). */
   nsenter: string;
-  /** Drops every capability before the command starts (util-linux). */
+  /** Runs helpers under other ids (util-linux). */
   setpriv: string;
-  /** Sets a renamed VM's hostname without restarting it. */
-  hostname: string;
-  /** Root only: the private mount namespace that stages the disk (util-linux). */
+  /** Makes the namespaces a machine VM starts from (util-linux). */
   unshare: string;
 }
 
-const TOOL_NAMES = ['bwrap', 'nsenter', 'setpriv', 'hostname', 'unshare'] as const;
+/** The tools of a machine VM: its network and its disk image too. */
+export interface MachineTools extends BwrapTools, NetworkTools, DiskTools {}
+
+/**
+ * How VMs run. `user`: the server is an ordinary user; a VM is a one-id user namespace on the
+ * host's network with a folder disk and no limits (SPEC §4's degraded mode). `machine`: the
+ * server is root; each VM has its own id range, network, disk image and cgroup limits.
+ */
+export type SandboxMode = { kind: 'user' } | ({ kind: 'machine' } & MachineHost);
+
+/** What machine VMs share on this host. */
+export interface MachineHost {
+  tools: MachineTools;
+  /** Where VM cgroups go; null when the host has none usable (then no limits, said at start). */
+  cgroups: CgroupHost | null;
+  /** A folder of the server's (0711): mount points and relay sockets of its VMs. */
+  runDir: string;
+  /** The host-wide folder of id-range claims. */
+  registry: string;
+  /** The server's listeners to show inside every VM (known once they listen). */
+  inbound(): readonly InboundListener[];
+}
+
+const BWRAP_TOOLS = ['bwrap', 'nsenter', 'setpriv', 'unshare'] as const;
+const MACHINE_TOOLS = {
+  slirp4netns: 'slirp4netns',
+  socat: 'socat',
+  mkfs: 'mkfs.ext4',
+  debugfs: 'debugfs',
+  dumpe2fs: 'dumpe2fs',
+  e2fsck: 'e2fsck',
+  resize2fs: 'resize2fs',
+} as const;
 
 /** The tools, or the name of the first one missing. */
 export function findBwrapTools(): BwrapTools | { missing: string } {
-  const paths = TOOL_NAMES.map((name) => findExecutable(name));
-  const [bwrap, nsenter, setpriv, hostname, unshare] = paths;
-  if (bwrap && nsenter && setpriv && hostname && unshare) {
-    return { bwrap, nsenter, setpriv, hostname, unshare };
+  return findAll(Object.fromEntries(BWRAP_TOOLS.map((n) => [n, n]))) as
+    BwrapTools | { missing: string };
+}
+
+/** The tools of machine VMs, or the name of the first one missing (and its Debian package). */
+export function findMachineTools(): MachineTools | { missing: string } {
+  return findAll({
+    ...Object.fromEntries(BWRAP_TOOLS.map((n) => [n, n])),
+    ...MACHINE_TOOLS,
+  }) as MachineTools | { missing: string };
+}
+
+function findAll(names: Record<string, string>): Record<string, string> | { missing: string } {
+  const found: Record<string, string> = {};
+  for (const [key, name] of Object.entries(names)) {
+    const path = findExecutable(name);
+    if (path === undefined) return { missing: name };
+    found[key] = path;
   }
-  return { missing: TOOL_NAMES[paths.indexOf(undefined)] ?? 'bwrap' };
+  return found;
+}
+
+/**
+ * True when the server runs as the host's root (machine VMs are possible): uid 0 in the
+ * initial user namespace, whose map is the identity of every id. Root of a container's user
+ * namespace cannot mount disk images or write other namespaces' id maps.
+ */
+export function serverIsRoot(): boolean {
+  if ((process.getuid?.() ?? 0) !== 0) return false;
+  try {
+    return /^\s*0\s+0\s+4294967295\s*$/.test(readFileSync('/proc/self/uid_map', 'utf8'));
+  } catch {
+    return false;
+  }
 }

@@ -9,6 +9,7 @@
 // SIGINT, `\n` out as `\r\n`): the shell's own terminal does everything sshd's pty would.
 import { findExecutable } from './executables.js';
 import { commandFailed } from '../../errors.js';
+import { singleQuoted } from './in-vm-launch.js';
 import type { PtySpec } from './types.js';
 
 /** The fd on which the shell's first words, {@link ShellReport}, come back. */
@@ -110,8 +111,4 @@ export function parseShellReport(text: string): ShellReport | undefined {
   const match = REPORT_PATTERN.exec(text);
   if (match === null) return undefined;
   return { pid: Number(match[1]), tty: match[2]! };
-}
-
-function singleQuoted(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`;
 }

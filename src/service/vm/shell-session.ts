@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { killSession } from './kill-tree.js';
-import type { CommandLaunch } from './run-command.js';
+import { sendPayload, type CommandLaunch } from './run-command.js';
 import {
   parseShellReport,
   ptySize,
@@ -63,8 +63,9 @@ function runShell(
     cwd: launch.cwd,
     env: launch.env,
     detached: true,
-    stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe', 'pipe', launch.payload === undefined ? 'ignore' : 'pipe'],
   });
+  sendPayload(child, launch.payload);
   const input = options.input as Readable;
   const output = options.output as Writable;
   const stdin = child.stdin!;

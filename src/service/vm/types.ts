@@ -1,3 +1,9 @@
+import type { VmLimits, VmUsage } from './cgroups.js';
+import type { SandboxMode } from './sandbox-identity.js';
+import { DEFAULT_VM_LIMITS } from '../store/vm-records.js';
+
+export type { VmLimits, VmUsage } from './cgroups.js';
+
 // The contract of a VM runtime (SPEC §4): what the rest of the service may ask of the one room
 // that spawns processes. Two implementations: bwrap-runtime.ts and process-runtime.ts.
 
@@ -11,6 +17,10 @@ export type RuntimeChoice = 'auto' | RuntimeKind;
 export interface DetectedRuntime {
   kind: RuntimeKind;
   reason?: string;
+  /** How bwrap VMs run (machines as root). */
+  mode: SandboxMode;
+  /** Each guarantee of SPEC §4 this host cannot give, one sentence each (said once at start). */
+  warnings: string[];
 }
 
 /** Names one VM for a runtime. */
@@ -28,7 +38,27 @@ export interface VmRef {
 export interface VmSpec extends VmRef {
   /** The `--env` values of `new`. They may override HOME, USER and PATH. */
   readonly env: Readonly<Record<string, string>>;
+  /** Its limits (SPEC §4); {@link DEFAULT_LIMITS} when absent. */
+  readonly limits?: VmLimits;
 }
+
+/** SPEC §4's defaults, as the store applies them to a VM that `resize` never changed. */
+export const DEFAULT_LIMITS: VmLimits = DEFAULT_VM_LIMITS;
+
+/** What `stat` reports of a VM's machine. */
+export interface VmState {
+  /** True while the VM's init runs. */
+  running: boolean;
+  paused: boolean;
+  /** When its init started (ms since the epoch), or null when it is not running. */
+  bootedAt: number | null;
+  /** The limits in force; a limit this host cannot enforce is null. */
+  limits: VmLimits;
+  usage: VmUsage;
+}
+
+/** Where the VM proxy connects to reach a port of a VM. */
+export type VmPortTarget = { socketPath: string } | { host: string; port: number };
 
 /** How to run one command. */
 export interface ExecOptions {
@@ -137,9 +167,20 @@ export interface VmRuntime {
    */
   shell(vm: VmSpec, options: ShellOptions): ShellSession;
   /** Kills every process of the VM and starts it afresh; the disk stays. */
-  restart(vm: VmRef): Promise<void>;
+  restart(vm: VmSpec): Promise<void>;
   /** Kills every process of the VM and deletes its disk. */
-  remove(vm: VmRef): Promise<void>;
+  remove(vm: VmSpec): Promise<void>;
   /** Kills the processes of every VM (server exit). Later calls to `exec` reject. */
   shutdown(): Promise<void>;
+  /** Its state, limits and live usage (booting it is not needed: a stopped VM says so). */
+  stat(vm: VmSpec): Promise<VmState>;
+  /**
+   * Applies `vm.limits` (already checked): CPU, memory and processes at once; a disk that grows
+   * grows in place, a disk that shrinks is resized while the VM is stopped (it boots again).
+   */
+  resize(vm: VmSpec): Promise<void>;
+  /** Freezes (true) or thaws (false) every process of the running VM. */
+  pause(vm: VmSpec, frozen: boolean): Promise<void>;
+  /** How the proxy reaches `port` of the VM, booting it when needed. */
+  portTarget(vm: VmSpec, port: number): Promise<VmPortTarget>;
 }

@@ -1,12 +1,11 @@
 // The long-lived init sandbox of one VM: it owns the VM's namespaces, which every command of
 // the VM joins, and its death takes every process of the VM with it (pid namespace).
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { DEFAULT_PATH } from './command-env.js';
-import { initArgv } from './init-launch.js';
-import { INFO_FD } from './sandbox-args.js';
-import type { BwrapTools, SandboxIdentity } from './sandbox-identity.js';
+import { bwrapArgs, INFO_FD } from './sandbox-args.js';
+import type { BwrapTools } from './sandbox-identity.js';
 
 /** A running VM sandbox. */
 export interface VmInit {
@@ -23,23 +22,33 @@ export interface VmInit {
 const STDERR_MAX = 4096;
 
 /**
- * Starts the sandbox of a VM and resolves once it is set up (mounts done, pid 1 running).
- * Rejects with bwrap's own message when the sandbox cannot start.
+ * Starts the sandbox of a VM (user mode: bwrap as the server's own user) and resolves once it
+ * is set up (mounts done, pid 1 running). Rejects with bwrap's own message when it cannot start.
  */
 export function startVmInit(
   tools: BwrapTools,
-  identity: SandboxIdentity,
   hostname: string,
   diskDir: string,
   systemArgs: string[],
 ): Promise<VmInit> {
-  const [file, ...args] = initArgv(tools, identity, hostname, diskDir, systemArgs);
-  const child = spawn(file, args, {
+  const child = spawn(tools.bwrap, bwrapArgs(hostname, diskDir, systemArgs, true), {
     cwd: '/',
     env: { PATH: DEFAULT_PATH },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
   });
+  return watchInit(child, hostname, child.stdio[INFO_FD] as Readable);
+}
+
+/**
+ * Follows a spawned sandbox launcher until bwrap reported the VM's pid 1 on `infoStream` and
+ * the init said `ready`; the VmInit then stops the VM by killing that pid 1.
+ */
+export function watchInit(
+  child: ChildProcess,
+  hostname: string,
+  infoStream: Readable,
+): Promise<VmInit> {
   let ended = false;
   const exited = new Promise<void>((resolve) =>
     child.once('exit', () => {
@@ -53,7 +62,6 @@ export function startVmInit(
     let pid: number | undefined;
     let stdout = '';
     let stderr = '';
-    const infoStream = child.stdio[INFO_FD] as Readable;
     let info = '';
 
     const settle = (): void => {

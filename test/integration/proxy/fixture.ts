@@ -3,8 +3,7 @@
 // namespace), so every VM server gets a free port of its own, set with `share port`.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { connect, createServer, type AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import type { ServiceConfig } from '../../../src/service/config.js';
 import { run, type GeneratedKey } from '../../helpers/keys.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
@@ -39,7 +38,7 @@ export interface ProxyFixture {
   startEchoServer(vm: string, server?: VmServerFile): Promise<void>;
   /** Runs `command` in the VM (`/bin/sh -c`) and asserts that it exits 0. */
   runInVm(vm: string, command: string): Promise<string>;
-  /** Waits until something accepts connections on the loopback `port`. */
+  /** Waits until something accepts connections on `port` of the VM's own loopback. */
   waitForPort(port: number, logFile: string, vm: string): Promise<void>;
   /** A VM token (namespace `v0@<vm>.localhost`) made with the SPEC §1.1 shell recipe. */
   vmToken(vm: string, payload?: string, key?: GeneratedKey): Promise<string>;
@@ -132,10 +131,13 @@ export async function startProxyFixture(
     },
 
     async waitForPort(vmPort, logFile, vm) {
-      for (let attempt = 0; attempt < 200; attempt++) {
-        if (await accepts(vmPort)) return;
-        await sleep(50);
-      }
+      // Asked inside the VM: a machine VM's loopback is its own. curl's 7 is "could not connect".
+      const probe = `curl -s -o /dev/null -m 1 http://127.0.0.1:${vmPort}/; [ $? -ne 7 ]`;
+      const waited = await fixture.runInVm(
+        vm,
+        `for i in $(seq 200); do if ${probe}; then echo up; exit 0; fi; sleep 0.05; done; echo down`,
+      );
+      if (waited === 'up\n') return;
       const log = await fixture.runInVm(vm, `cat "$HOME/${logFile}"`);
       assert.fail(`nothing listens on port ${vmPort} in vm ${vm}; its log:\n${log}`);
     },
@@ -204,15 +206,4 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }

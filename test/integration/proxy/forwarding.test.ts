@@ -240,7 +240,7 @@ describe('VM proxy: forwarding to the VM server (SPEC §6)', () => {
   });
 });
 
-describe('VM proxy: with the bwrap runtime (isolated VMs share only the network)', () => {
+describe('VM proxy: with the bwrap runtime (the proxy reaches into the VM’s own network)', () => {
   let f: ProxyFixture;
   before(async () => {
     f = await startProxyFixture({ runtime: 'bwrap' });

@@ -2,22 +2,33 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { detectRuntime } from '../../../src/service/vm/index.js';
 
-test('auto and bwrap choose bwrap where a sandbox works; process is taken as asked', async () => {
-  assert.deepEqual(await detectRuntime('auto'), { kind: 'bwrap' });
-  assert.deepEqual(await detectRuntime('bwrap'), { kind: 'bwrap' });
-  assert.deepEqual(await detectRuntime('process'), { kind: 'process' });
+const machine = () => ({ runDir: mkdtempSync(join(tmpdir(), 'exectl-run-')), inbound: () => [] });
+
+test('as root, auto and bwrap choose machine VMs with every guarantee; process is taken as asked', async () => {
+  for (const choice of ['auto', 'bwrap'] as const) {
+    const found = await detectRuntime(choice, machine());
+    assert.deepEqual([found.kind, found.mode.kind, found.warnings], ['bwrap', 'machine', []]);
+  }
+  assert.deepEqual(await detectRuntime('process', machine()), {
+    kind: 'process',
+    mode: { kind: 'user' },
+    warnings: [],
+  });
 });
 
 test('where no sandbox can start: auto falls back with a reason, bwrap is a usage error', async () => {
   // A user namespace in which no further user namespace may be made: bwrap cannot work there.
   const script = `
     import { detectRuntime } from ${JSON.stringify(resolve('src/service/vm/index.ts'))};
-    console.log(JSON.stringify(await detectRuntime('auto')));
-    const refused = await detectRuntime('bwrap').catch((err) => err);
+    const machine = { runDir: '/nonexistent', inbound: () => [] };
+    console.log(JSON.stringify(await detectRuntime('auto', machine)));
+    const refused = await detectRuntime('bwrap', machine).catch((err) => err);
     console.log(JSON.stringify({ code: refused.code, exit: refused.exitCode, message: refused.message, hint: refused.hint }));`;
   const { stdout } = await promisify(execFile)('unshare', [
     '--user',
@@ -47,6 +58,6 @@ test('where no sandbox can start: auto falls back with a reason, bwrap is a usag
   assert.match(refused.message, /^the bwrap runtime cannot run here: .+/);
   assert.equal(
     refused.hint,
-    'install bubblewrap and allow user namespaces, or choose --runtime process',
+    'install bubblewrap (as root also slirp4netns, socat, e2fsprogs), or choose --runtime process',
   );
 });

@@ -1,8 +1,11 @@
 // A VM runtime in a temporary data folder, with helpers to run commands and to look at the
 // host's processes from outside the VMs.
 import { randomInt } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
-import { createRuntime } from '../../../src/service/vm/index.js';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRuntime, detectSandboxMode } from '../../../src/service/vm/index.js';
 import type {
   ExecOptions,
   ExecResult,
@@ -36,9 +39,10 @@ export interface VmFixture {
 export async function openVmFixture(kind: RuntimeKind): Promise<VmFixture> {
   const dir = await createTempDir(`vm-${kind}`);
   const dataDir = dir.join('data');
+  const runDir = newRunDir();
   let disks = 0;
   const fixture: VmFixture = {
-    runtime: createRuntime(kind),
+    runtime: await runtimeFor(kind, runDir),
     dir,
     dataDir,
     spec: (name, env = {}) => ({ name, diskDir: dir.join('data', 'vms', String(++disks)), env }),
@@ -57,11 +61,12 @@ export async function openVmFixture(kind: RuntimeKind): Promise<VmFixture> {
     },
     async restartServer() {
       await fixture.runtime.shutdown();
-      fixture.runtime = createRuntime(kind);
+      fixture.runtime = await runtimeFor(kind, runDir);
     },
     async close() {
       await fixture.runtime.shutdown();
       await dir.remove();
+      await rm(runDir, { recursive: true, force: true });
     },
   };
   return fixture;
@@ -88,4 +93,57 @@ export async function hostPidsWith(text: string): Promise<number[]> {
     }),
   );
   return pids.filter((_, i) => lines[i]!.includes(text)).map(Number);
+}
+
+/**
+ * A runtime of `kind` as a server would make it here: machine VMs when the tests run as root
+ * (their relay sockets and mount points in `runDir`), one-id sandboxes otherwise.
+ */
+export async function runtimeFor(kind: RuntimeKind, runDir = newRunDir()): Promise<VmRuntime> {
+  if (kind === 'process') return createRuntime('process', { kind: 'user' });
+  const found = await detectSandboxMode({ runDir, inbound: () => [] });
+  if ('problem' in found) throw new Error(`no bwrap VMs here: ${found.problem}`);
+  return createRuntime('bwrap', found.mode);
+}
+
+/**
+ * A run folder as a server makes one: directly in the system's temporary folder, which the
+ * VMs' ids can traverse (a test's own temporary folder is private to root).
+ */
+export function newRunDir(): string {
+  return mkdtempSync(join(tmpdir(), 'exectl-run-'));
+}
+
+/**
+ * A file of the VM's disk as the host sees it, with its host owner: a machine VM's disk is an
+ * image mounted only for the VM, so it is read through a VM process's root (/proc/<pid>/root);
+ * other disks are plain folders.
+ */
+export async function fileOnHost(
+  fx: VmFixture,
+  vm: VmSpec,
+  path: string,
+): Promise<{ text: string; uid: number; gid: number; idMap: string | null }> {
+  if (!existsSync(join(vm.diskDir, 'disk.img'))) {
+    const file = join(vm.diskDir, path);
+    const { uid, gid } = await stat(file);
+    return { text: await readFile(file, 'utf8'), uid, gid, idMap: null };
+  }
+  const marker = uniqueMarker();
+  await fx.run(vm, `setsid sleep ${marker} > /dev/null 2>&1 &`);
+  const [pid] = await hostPidsWith(`sleep ${marker}`);
+  try {
+    const file = `/proc/${pid}/root/root/${path}`;
+    const { uid, gid } = await stat(file);
+    const idMap = await readFile(`/proc/${pid}/uid_map`, 'utf8');
+    return { text: await readFile(file, 'utf8'), uid, gid, idMap };
+  } finally {
+    process.kill(pid!, 'SIGKILL');
+  }
+}
+
+/** The capability mask with every capability this kernel knows, as /proc/<pid>/status shows it. */
+export async function allCapabilities(): Promise<string> {
+  const last = Number(await readFile('/proc/sys/kernel/cap_last_cap', 'utf8'));
+  return (2n ** BigInt(last + 1) - 1n).toString(16).padStart(16, '0');
 }

@@ -4,11 +4,17 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { VmSpec } from '../../../src/service/vm/index.js';
-import { openVmFixture, uniqueMarker, type VmFixture } from './fixture.js';
+import {
+  allCapabilities,
+  fileOnHost,
+  openVmFixture,
+  uniqueMarker,
+  type VmFixture,
+} from './fixture.js';
 import { runScriptAs } from '../../helpers/script.js';
 
 // Searches everything the VM can see except the host's read-only system folders and /proc.
@@ -60,6 +66,14 @@ describe('bwrap runtime: isolation', () => {
     }
   });
 
+  test('no host path of its disk is visible inside: /root is a loop device', async () => {
+    const mountinfo = (await fx.run(vm, 'cat /proc/self/mountinfo')).output;
+    assert.ok(!mountinfo.includes(fx.dataDir), mountinfo);
+    assert.ok(!mountinfo.includes(fx.dir.path), mountinfo);
+    const root = mountinfo.split('\n').find((line) => line.split(' ')[4] === '/root');
+    assert.match(root ?? '', / \/ \/root [^-]+ - ext4 \/dev\/loop\d+ /);
+  });
+
   test('the VM’s root cannot read /etc/shadow and cannot write the system folders', async () => {
     const ran = await fx.run(
       vm,
@@ -78,14 +92,25 @@ describe('bwrap runtime: isolation', () => {
     );
   });
 
-  test('inside it is root, with no capability and no host group', async () => {
+  test('inside it is root with every capability of its own user namespace, and no host group', async () => {
+    const ran = await fx.run(vm, 'id -u; grep -E "^(CapEff|CapBnd|Groups):" /proc/self/status');
+    const all = await allCapabilities();
+    assert.equal(ran.output, `0\nGroups:\t \nCapEff:\t${all}\nCapBnd:\t${all}\n`);
+  });
+
+  test('those capabilities reach nothing of the host: no remount, no host device, no sysctl', async () => {
     const ran = await fx.run(
       vm,
-      'id -u; grep -E "^(CapEff|CapPrm|CapBnd|Groups|NoNewPrivs):" /proc/self/status',
+      [
+        'mount -o remount,rw /usr 2>/dev/null; echo remount $?',
+        'mount -t ext4 /dev/vda /mnt 2>/dev/null; echo mount $?',
+        '(echo x > /proc/sys/kernel/hostname) 2>/dev/null; echo sysctl $?',
+        'ls /dev | tr "\\n" " "',
+      ].join('; '),
     );
     assert.equal(
       ran.output,
-      '0\nGroups:\t \nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nNoNewPrivs:\t1\n',
+      'remount 32\nmount 32\nsysctl 2\ncore fd full null ptmx pts random shm stderr stdin stdout tty urandom zero ',
     );
   });
 
@@ -93,8 +118,8 @@ describe('bwrap runtime: isolation', () => {
     if (process.getuid?.() !== 0) return t.skip('needs root to start a server with a group');
     // A whole server process (the runtime) started with supplementary group 42 (shadow).
     const script = `
-      import { createRuntime } from ${JSON.stringify(resolve('src/service/vm/index.ts'))};
-      const runtime = createRuntime('bwrap');
+      import { runtimeFor } from ${JSON.stringify(resolve('test/integration/vm/fixture.ts'))};
+      const runtime = await runtimeFor('bwrap');
       const vm = { name: 'grouped', diskDir: ${JSON.stringify(fx.dir.join('grouped'))}, env: {} };
       await runtime.create(vm);
       await runtime.exec(vm, 'grep Groups /proc/self/status; head -c1 /etc/shadow', {
@@ -109,12 +134,24 @@ describe('bwrap runtime: isolation', () => {
     );
   });
 
-  test('its files belong to the unprivileged id on the host', async () => {
-    await fx.run(vm, 'echo mine > owned.txt');
-    const owner = await stat(join(vm.diskDir, 'owned.txt'));
-    const expected = process.getuid?.() === 0 ? 65534 : process.getuid?.();
-    assert.equal(owner.uid, expected);
-    assert.equal(owner.gid, process.getuid?.() === 0 ? 65534 : process.getgid?.());
+  test('ids 0–65535 map to a private host range; its files belong to that range on the host', async () => {
+    await fx.run(vm, 'echo mine > owned.txt; echo theirs > user.txt; chown 1000:1000 user.txt');
+    const root = await fileOnHost(fx, vm, 'owned.txt');
+    const user = await fileOnHost(fx, vm, 'user.txt');
+    await fx.run(sibling, 'echo sibling > owned.txt');
+    const other = await fileOnHost(fx, sibling, 'owned.txt');
+    const base = (map: string | null) => Number(map?.trim().split(/\s+/)[1]);
+    assert.match(root.idMap ?? '', /^\s+0\s+\d+\s+65536\n$/);
+    assert.deepEqual([root.uid, root.gid], [base(root.idMap), base(root.idMap)]);
+    assert.deepEqual([user.uid, user.gid], [base(root.idMap) + 1000, base(root.idMap) + 1000]);
+    // Another VM has a range of its own, with no id in common, and no real user is in either.
+    const [a, b] = [base(root.idMap), base(other.idMap)].sort((x, y) => x - y);
+    assert.ok(a! + 65536 <= b!, `${a} and ${b} overlap`);
+    const passwd = await readFile('/etc/passwd', 'utf8');
+    for (const line of passwd.trim().split('\n')) {
+      const id = Number(line.split(':')[2]);
+      assert.ok(id < a! || id >= b! + 65536, `host user ${id} is inside a VM range`);
+    }
   });
 
   test('the hostname is the VM name, and a rename shows at the next command', async () => {
@@ -171,9 +208,13 @@ describe('bwrap runtime: isolation', () => {
     assert.equal((await fx.run(vm, 'ls -A /tmp')).output, '');
   });
 
-  test('the host’s loopback is shared: the VM reaches a server on 127.0.0.1', async () => {
+  test('its own network: the host’s loopback services are out of reach, its own loopback is free', async () => {
     const { port } = server.address() as AddressInfo;
-    const ran = await fx.run(vm, `curl -s http://127.0.0.1:${port}/`);
-    assert.equal(ran.output, 'hello from the host\n');
+    const ran = await fx.run(
+      vm,
+      `curl -s -m 5 http://127.0.0.1:${port}/; echo loopback $?; curl -s -m 5 http://10.0.2.2:${port}/; echo gateway $?`,
+    );
+    // 7: could not connect. The host's server is running (it answers the host itself).
+    assert.equal(ran.output, 'loopback 7\ngateway 7\n');
   });
 });

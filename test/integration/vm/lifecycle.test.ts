@@ -2,11 +2,16 @@
 // server restart and shutdown, and the setup script.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { ExectlError } from '../../../src/errors.js';
 import type { RuntimeKind } from '../../../src/service/vm/index.js';
-import { hostPidsWith, openVmFixture, uniqueMarker, type VmFixture } from './fixture.js';
+import {
+  fileOnHost,
+  hostPidsWith,
+  openVmFixture,
+  uniqueMarker,
+  type VmFixture,
+} from './fixture.js';
 
 for (const kind of ['bwrap', 'process'] satisfies RuntimeKind[]) {
   describe(`${kind} runtime: lifecycle`, () => {
@@ -25,8 +30,8 @@ for (const kind of ['bwrap', 'process'] satisfies RuntimeKind[]) {
       assert.equal((await fx.run(vm, 'cat ~/notes/a.txt')).output, 'kept\n');
       await fx.restartServer();
       assert.equal((await fx.run(vm, 'cat ~/notes/a.txt')).output, 'kept\n');
-      // The disk is the folder the caller named.
-      assert.equal(readFileSync(join(vm.diskDir, 'notes', 'a.txt'), 'utf8'), 'kept\n');
+      // The disk is in the folder the caller named.
+      assert.equal((await fileOnHost(fx, vm, 'notes/a.txt')).text, 'kept\n');
     });
 
     test('background processes live until restart', async () => {

@@ -25,8 +25,8 @@ test('the VMs of a server killed with SIGKILL die with it', async () => {
   // The marker reaches the script through the env, so that only the VM's sleep has it in its
   // command line.
   const script = `
-    import { createRuntime } from ${JSON.stringify(resolve('src/service/vm/index.ts'))};
-    const runtime = createRuntime('bwrap');
+    import { runtimeFor } from ${JSON.stringify(resolve('test/integration/vm/fixture.ts'))};
+    const runtime = await runtimeFor('bwrap');
     const vm = { name: 'orphan', diskDir: ${JSON.stringify(dir.join('vms', '1'))}, env: {} };
     await runtime.create(vm);
     await runtime.exec(vm, 'setsid sleep ' + process.env.MARKER + ' > /dev/null 2>&1 &');

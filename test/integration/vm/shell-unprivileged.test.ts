@@ -25,8 +25,8 @@ test('a non-root server gives a VM shell its size, resizes it, and reports its e
   // facts it saw, one per line.
   const script = `
     import { PassThrough } from 'node:stream';
-    import { createRuntime } from ${JSON.stringify(resolve('src/service/vm/index.ts'))};
-    const runtime = createRuntime('bwrap');
+    import { runtimeFor } from ${JSON.stringify(resolve('test/integration/vm/fixture.ts'))};
+    const runtime = await runtimeFor('bwrap');
     const vm = { name: 'tiny', diskDir: ${JSON.stringify(dir.join('data', 'vms', '1'))}, env: {} };
     await runtime.create(vm);
     const input = new PassThrough();

@@ -4,6 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chown } from 'node:fs/promises';
+import { allCapabilities } from './fixture.js';
 import { resolve } from 'node:path';
 import { createTempDir, type TempDir } from '../../helpers/tmp.js';
 import { asUser, runScriptAs } from '../../helpers/script.js';
@@ -25,8 +26,9 @@ test('a non-root server runs isolated VMs as its own user', async (t) => {
     import { stat } from 'node:fs/promises';
     import { createRuntime, detectRuntime } from ${JSON.stringify(resolve('src/service/vm/index.ts'))};
     const print = (chunk) => process.stdout.write(chunk);
-    console.log(JSON.stringify(await detectRuntime('bwrap')));
-    const runtime = createRuntime('bwrap');
+    const detected = await detectRuntime('bwrap', { runDir: '/nonexistent', inbound: () => [] });
+    console.log(JSON.stringify(detected));
+    const runtime = createRuntime('bwrap', detected.mode);
     const vm = { name: 'plain', diskDir: ${JSON.stringify(dir.join('data', 'vms', '1'))}, env: {} };
     await runtime.create(vm, { setupScript: 'echo made > made.txt' });
     await runtime.exec(vm, 'id -u; hostname; cat made.txt; grep -E "^Cap(Eff|Bnd):" /proc/self/status', { onOutput: print });
@@ -42,12 +44,19 @@ test('a non-root server runs isolated VMs as its own user', async (t) => {
   assert.equal(
     stdout,
     [
-      '{"kind":"bwrap"}',
+      JSON.stringify({
+        kind: 'bwrap',
+        mode: { kind: 'user' },
+        warnings: [
+          'the server is not root: each VM has a single id, shares the host network, and has no limits (run as root for machine VMs)',
+        ],
+      }),
       '0',
       'plain',
       'made',
-      'CapEff:\t0000000000000000',
-      'CapBnd:\t0000000000000000',
+      // Root of its own one-id user namespace: every capability there, none on the host.
+      `CapEff:\t${await allCapabilities()}`,
+      `CapBnd:\t${await allCapabilities()}`,
       String(SERVER_UID),
       'renamed',
       '1',
@@ -62,8 +71,8 @@ test('a server user without a name: the process runtime passes its uid as USER',
   if (process.getuid?.() !== 0) return t.skip('needs root to run as a uid without a name');
   const disk = dir.join('data', 'vms', '2');
   const script = `
-    import { createRuntime } from ${JSON.stringify(resolve('src/service/vm/index.ts'))};
-    const runtime = createRuntime('process');
+    import { runtimeFor } from ${JSON.stringify(resolve('test/integration/vm/fixture.ts'))};
+    const runtime = await runtimeFor('process', '');
     const vm = { name: 'plain', diskDir: ${JSON.stringify(disk)}, env: {} };
     await runtime.create(vm);
     await runtime.exec(vm, 'echo "$USER $HOME"; id -u', { onOutput: (c) => process.stdout.write(c) });

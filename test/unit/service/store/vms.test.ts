@@ -1,6 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Account, VmRecord } from '../../../../src/service/store/index.js';
+import {
+  DEFAULT_VM_LIMITS,
+  type Account,
+  type VmRecord,
+} from '../../../../src/service/store/index.js';
 import { T0, countRows, openFixture, type StoreFixture } from './fixture.js';
 
 let f: StoreFixture;
@@ -40,6 +44,7 @@ describe('createVm', () => {
       setupScript: null,
       reflectionSecret: vm.reflectionSecret,
       createdAt: T0,
+      limits: DEFAULT_VM_LIMITS,
     });
   });
 
@@ -79,6 +84,7 @@ describe('createVm', () => {
         setupScript: 'apt-get install -y jq',
         reflectionSecret: '',
         createdAt: T0,
+        limits: DEFAULT_VM_LIMITS,
       },
     );
     assert.deepEqual(f.store.getIntegration(ada.id, 'gh')?.attachments, ['vm:api']);

@@ -71,7 +71,7 @@ test('system folders: bound read-only when real, recreated when symlinks; nothin
 });
 
 test('the sandbox writes only to the disk at /root; /tmp is its own tmpfs; net is shared', () => {
-  const args = bwrapArgs('web-1', '/data/vms/7', ['--ro-bind', '/usr', '/usr']);
+  const args = bwrapArgs('web-1', '/data/vms/7', ['--ro-bind', '/usr', '/usr'], true);
   const writable = args.flatMap((a, i) => (a === '--bind' ? [[args[i + 1], args[i + 2]]] : []));
   assert.deepEqual(writable, [['/data/vms/7', '/root']]);
   assert.equal(args.filter((a) => a === '/data/vms/7').length, 1);

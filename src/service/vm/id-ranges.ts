@@ -1,0 +1,130 @@
+// Private id ranges for VMs (SPEC §4): each VM's ids 0–65535 map to 65536 host ids that no
+// other VM, on any data folder of this host, and no real host user has.
+//
+// The claims are files in one host-wide folder, one per slot, each naming the disk folder that
+// holds the slot; the VM's disk folder records its base too, so a VM keeps its range across
+// restarts. Claiming happens under a lock file, since several servers may run at once.
+import { open, readdir, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Ids per VM: the whole range 0–65535 inside. */
+export const IDS_PER_VM = 65536;
+/** The first host id ever handed out: far above the ids distributions give to users. */
+const FIRST_BASE = 0x10000000;
+const SLOTS = Math.floor((2 ** 32 - 1 - FIRST_BASE) / IDS_PER_VM);
+/** Where the claims live. */
+export const DEFAULT_REGISTRY = '/var/lib/exectl/id-ranges';
+const RECORD = 'id-range';
+const LOCK_STALE_MS = 10_000;
+
+/** The host ids that a range must never include: users, groups and delegated subordinate ids. */
+export async function takenHostIds(): Promise<Array<[number, number]>> {
+  const ranges: Array<[number, number]> = [];
+  for (const file of ['/etc/passwd', '/etc/group']) {
+    for (const line of (await readText(file)).split('\n')) {
+      const id = Number(line.split(':')[2]);
+      if (line !== '' && Number.isInteger(id)) ranges.push([id, id + 1]);
+    }
+  }
+  for (const file of ['/etc/subuid', '/etc/subgid']) {
+    for (const line of (await readText(file)).split('\n')) {
+      const [, start, count] = line.split(':').map(Number);
+      if (Number.isInteger(start) && Number.isInteger(count))
+        ranges.push([start!, start! + count!]);
+    }
+  }
+  return ranges;
+}
+
+/** The host id that is root in the VM whose disk is `diskDir`; claims a free range on first use. */
+export async function idBaseOf(diskDir: string, registry = DEFAULT_REGISTRY): Promise<number> {
+  const recorded = Number((await readText(join(diskDir, RECORD))).trim());
+  if (Number.isInteger(recorded) && recorded >= FIRST_BASE) {
+    await reclaim(registry, slotOf(recorded), resolve(diskDir));
+    return recorded;
+  }
+  const base = await claim(registry, resolve(diskDir));
+  await writeFile(join(diskDir, RECORD), `${base}\n`, { mode: 0o600 });
+  return base;
+}
+
+/** Gives the range of a removed VM back. */
+export async function releaseIdRange(diskDir: string, registry = DEFAULT_REGISTRY): Promise<void> {
+  const recorded = Number((await readText(join(diskDir, RECORD))).trim());
+  if (!Number.isInteger(recorded) || recorded < FIRST_BASE) return;
+  const file = join(registry, String(slotOf(recorded)));
+  if ((await readText(file)) === resolve(diskDir)) await rm(file, { force: true });
+}
+
+function slotOf(base: number): number {
+  return (base - FIRST_BASE) / IDS_PER_VM;
+}
+
+async function claim(registry: string, owner: string): Promise<number> {
+  return withLock(registry, async () => {
+    const taken = await takenHostIds();
+    const held = new Set<number>();
+    for (const name of await readdir(registry)) {
+      if (!/^\d+$/.test(name)) continue;
+      // A claim whose disk folder is gone (a data folder deleted without `rm`) is free again.
+      const holder = await readText(join(registry, name));
+      if (holder !== '' && (await exists(holder))) held.add(Number(name));
+    }
+    for (let slot = 0; slot < SLOTS; slot++) {
+      const base = FIRST_BASE + slot * IDS_PER_VM;
+      if (held.has(slot) || taken.some(([a, b]) => a < base + IDS_PER_VM && b > base)) continue;
+      await writeFile(join(registry, String(slot)), owner, { mode: 0o600 });
+      return base;
+    }
+    throw new Error('no free id range is left for a new VM');
+  });
+}
+
+// A recorded range whose claim file went missing (the registry was wiped) is claimed again,
+// unless another VM took the slot meanwhile: then the VM cannot start with its files' owners.
+async function reclaim(registry: string, slot: number, owner: string): Promise<void> {
+  const file = join(registry, String(slot));
+  if ((await readText(file)) === owner) return;
+  await withLock(registry, async () => {
+    const holder = await readText(file);
+    if (holder !== '' && holder !== owner && (await exists(holder))) {
+      throw new Error(`the id range of this VM is held by ${holder}`);
+    }
+    await writeFile(file, owner, { mode: 0o600 });
+  });
+}
+
+async function withLock<T>(registry: string, work: () => Promise<T>): Promise<T> {
+  await mkdir(registry, { recursive: true, mode: 0o700 });
+  const lock = join(registry, 'lock');
+  for (;;) {
+    try {
+      const handle = await open(lock, 'wx', 0o600);
+      await handle.close();
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      // A server killed while holding it leaves the file behind: break it once it is old.
+      const age = Date.now() - ((await stat(lock).catch(() => undefined))?.mtimeMs ?? Date.now());
+      if (age > LOCK_STALE_MS) await rm(lock, { force: true });
+      else await sleep(5);
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    await rm(lock, { force: true });
+  }
+}
+
+async function readText(path: string): Promise<string> {
+  return readFile(path, 'utf8').catch(() => '');
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}

@@ -1,0 +1,168 @@
+// A VM's own network (SPEC §4): the sandbox has a network namespace of its own; slirp4netns
+// gives it outbound NAT with the host's loopback cut off, and socat relays put exactly the
+// server's own listeners inside it, at their host addresses, and carry the VM proxy's
+// connections to a port of the VM. Every helper is a child of the server that dies with it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chown, mkdir, stat } from 'node:fs/promises';
+import type { Socket } from 'node:net';
+import type { Readable } from 'node:stream';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DEFAULT_PATH } from './command-env.js';
+
+/** The tools a VM's network needs. */
+export interface NetworkTools {
+  slirp4netns: string;
+  socat: string;
+  nsenter: string;
+  setpriv: string;
+}
+
+/** A listener of the server to show inside every VM: its host address and its unix socket. */
+export interface InboundListener {
+  host: string;
+  port: number;
+  socketPath: string;
+}
+
+/** The host id the relays run as: they need no privilege and no file of anyone. */
+const RELAY_ID = 65534;
+const READY_TIMEOUT_MS = 10_000;
+
+/** The running network helpers of one VM. */
+export class VmNetwork {
+  private readonly helpers: ChildProcess[] = [];
+  private readonly relays = new Map<number, Promise<string>>();
+
+  constructor(
+    private readonly tools: NetworkTools,
+    private readonly initPid: number,
+    /** A folder only the server reaches, for this VM's relay sockets. */
+    private readonly runDir: string,
+  ) {}
+
+  /** Starts slirp4netns and the inbound relays; resolves once the VM's network is up. */
+  async start(inbound: readonly InboundListener[]): Promise<void> {
+    await this.startSlirp();
+    for (const listener of inbound) {
+      const bind = listener.host.includes(':') ? `TCP6-LISTEN` : 'TCP4-LISTEN';
+      const address = listener.host.includes(':') ? `[${listener.host}]` : listener.host;
+      this.spawnRelay([
+        `${bind}:${listener.port},bind=${address},fork,reuseaddr`,
+        `UNIX-CONNECT:${listener.socketPath}`,
+      ]);
+    }
+  }
+
+  /**
+   * The unix socket that reaches `port` on the VM's own loopback, its relay started on first
+   * use. The proxy connects there: never to a port of the host.
+   */
+  relayTo(port: number): Promise<string> {
+    let relay = this.relays.get(port);
+    if (relay === undefined) {
+      relay = this.startProxyRelay(port);
+      this.relays.set(port, relay);
+      relay.catch(() => this.relays.delete(port));
+    }
+    return relay;
+  }
+
+  /** Ends every helper. */
+  stop(): void {
+    for (const helper of this.helpers) helper.kill('SIGKILL');
+    this.helpers.length = 0;
+    this.relays.clear();
+  }
+
+  private async startProxyRelay(port: number): Promise<string> {
+    // The relay id makes its socket in a folder of its own, 0700: only it and root reach it.
+    await mkdir(this.runDir, { recursive: true, mode: 0o700 });
+    await chown(this.runDir, RELAY_ID, RELAY_ID);
+    const path = join(this.runDir, `port-${port}.sock`);
+    this.spawnRelay([`UNIX-LISTEN:${path},fork,unlink-early,mode=0600`, `TCP4:127.0.0.1:${port}`]);
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    while (
+      !(await stat(path).then(
+        (s) => s.isSocket(),
+        () => false,
+      ))
+    ) {
+      if (Date.now() > deadline) throw new Error(`the relay to port ${port} did not start`);
+      await sleep(2);
+    }
+    return path;
+  }
+
+  // The relay joins only the VM's network namespace, as an unprivileged id, and is killed with
+  // the server (setpriv sets PDEATHSIG after changing ids, so it survives into socat).
+  private spawnRelay(addresses: string[]): void {
+    const who = [`--reuid=${RELAY_ID}`, `--regid=${RELAY_ID}`, '--clear-groups'];
+    const child = spawn(
+      this.tools.nsenter,
+      [
+        `--net=/proc/${this.initPid}/ns/net`,
+        '--',
+        this.tools.setpriv,
+        ...who,
+        '--no-new-privs',
+        '--pdeathsig=SIGKILL',
+        '--',
+        this.tools.socat,
+        ...addresses,
+      ],
+      { env: { PATH: DEFAULT_PATH }, stdio: 'ignore', detached: true },
+    );
+    child.unref();
+    this.helpers.push(child);
+  }
+
+  private startSlirp(): Promise<void> {
+    // fd 3: slirp4netns says "1" once the tap device is configured; fd 4: it exits when the
+    // server closes this pipe or dies.
+    const child = spawn(
+      this.tools.slirp4netns,
+      [
+        '--configure',
+        '--mtu=65520',
+        '--disable-host-loopback',
+        '--enable-sandbox',
+        '--enable-seccomp',
+        '--ready-fd=3',
+        '--exit-fd=4',
+        String(this.initPid),
+        'tap0',
+      ],
+      {
+        env: { PATH: DEFAULT_PATH },
+        stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
+        detached: true,
+      },
+    );
+    this.helpers.push(child);
+    child.unref();
+    const ready = child.stdio[3] as Readable;
+    const errors = child.stdio[2] as Readable;
+    let stderr = '';
+    errors.on('data', (c: Buffer) => (stderr.length < 2048 ? (stderr += c.toString()) : undefined));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => fail('no answer'), READY_TIMEOUT_MS);
+      const fail = (why: string) => {
+        clearTimeout(timer);
+        child.kill('SIGKILL');
+        reject(
+          new Error(
+            `the network of the VM did not start: ${stderr.trim().split('\n').at(-1) || why}`,
+          ),
+        );
+      };
+      ready.once('data', () => {
+        clearTimeout(timer);
+        for (const stream of [ready, errors, child.stdio[4]]) (stream as Socket).unref();
+        errors.resume();
+        resolve();
+      });
+      child.once('exit', (code) => fail(`slirp4netns ended with exit code ${code}`));
+    });
+  }
+}
