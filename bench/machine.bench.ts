@@ -29,7 +29,12 @@ const timed = async (work: () => unknown) => {
 
 const runDir = mkdtempSync(join(tmpdir(), 'exectl-run-'));
 const dataDir = mkdtempSync(join(tmpdir(), 'exectl-bench-'));
-const found = await detectSandboxMode({ runDir, inbound: () => [] });
+// As in a server: the HTTP and reflection listeners are relayed into every VM.
+const inbound = [
+  { host: '127.0.0.1', port: 7070, socketPath: join(runDir, 'http.sock') },
+  { host: '127.0.0.1', port: 7071, socketPath: join(runDir, 'reflection.sock') },
+];
+const found = await detectSandboxMode({ runDir, inbound: () => inbound });
 if ('problem' in found) throw new Error(found.problem);
 const runtime = createRuntime('bwrap', found.mode);
 let made = 0;

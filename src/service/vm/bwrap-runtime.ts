@@ -182,7 +182,7 @@ export class BwrapRuntime implements VmRuntime {
   }
 
   /** True while the VM is frozen by `pause`. */
-  isPaused(vm: VmRef): boolean {
+  private isPaused(vm: VmRef): boolean {
     return this.paused.has(resolve(vm.diskDir));
   }
 

@@ -131,8 +131,9 @@ export async function startProxyFixture(
     },
 
     async waitForPort(vmPort, logFile, vm) {
-      // Asked inside the VM: a machine VM's loopback is its own. curl's 7 is "could not connect".
-      const probe = `curl -s -o /dev/null -m 1 http://127.0.0.1:${vmPort}/; [ $? -ne 7 ]`;
+      // Asked inside the VM (a machine VM's loopback is its own), by connecting only: a request
+      // would be one more for the VM's server to log.
+      const probe = `bash -c 'exec 3<>/dev/tcp/127.0.0.1/${vmPort}' 2>/dev/null`;
       const waited = await fixture.runInVm(
         vm,
         `for i in $(seq 200); do if ${probe}; then echo up; exit 0; fi; sleep 0.05; done; echo down`,
