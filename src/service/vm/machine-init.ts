@@ -106,7 +106,7 @@ export async function startMachineInit(
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     });
     const init = await watchInit(child, boot.hostname, child.stdio[INFO_FD] as Readable);
-    const network = new VmNetwork(tools, init.pid, boot.runDir);
+    const network = new VmNetwork(tools, init.pid, boot.runDir, boot.idBase);
     const machine: MachineInit = {
       ...init,
       launcherPid: child.pid!,

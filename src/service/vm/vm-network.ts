@@ -25,8 +25,6 @@ export interface InboundListener {
   socketPath: string;
 }
 
-/** The host id the relays run as: they need no privilege and no file of anyone. */
-const RELAY_ID = 65534;
 const READY_TIMEOUT_MS = 10_000;
 
 /** The running network helpers of one VM. */
@@ -39,6 +37,12 @@ export class VmNetwork {
     private readonly initPid: number,
     /** A folder only the server reaches, for this VM's relay sockets. */
     private readonly runDir: string,
+    /**
+     * The host id the relays run as: the VM's own root id, which no other host process has
+     * (the VM's own processes, in another pid namespace, cannot even name them). Not
+     * `nobody`, which any host daemon may run as and could attach to a relay with ptrace.
+     */
+    private readonly relayId: number,
   ) {}
 
   /** Starts slirp4netns and the inbound relays; resolves once the VM's network is up. */
@@ -78,7 +82,7 @@ export class VmNetwork {
   private async startProxyRelay(port: number): Promise<string> {
     // The relay id makes its socket in a folder of its own, 0700: only it and root reach it.
     await mkdir(this.runDir, { recursive: true, mode: 0o700 });
-    await chown(this.runDir, RELAY_ID, RELAY_ID);
+    await chown(this.runDir, this.relayId, this.relayId);
     const path = join(this.runDir, `port-${port}.sock`);
     this.spawnRelay([`UNIX-LISTEN:${path},fork,unlink-early,mode=0600`, `TCP4:127.0.0.1:${port}`]);
     const deadline = Date.now() + READY_TIMEOUT_MS;
@@ -94,10 +98,10 @@ export class VmNetwork {
     return path;
   }
 
-  // The relay joins only the VM's network namespace, as an unprivileged id, and is killed with
+  // The relay joins only the VM's network namespace, as the relay id, and is killed with
   // the server (setpriv sets PDEATHSIG after changing ids, so it survives into socat).
   private spawnRelay(addresses: string[]): void {
-    const who = [`--reuid=${RELAY_ID}`, `--regid=${RELAY_ID}`, '--clear-groups'];
+    const who = [`--reuid=${this.relayId}`, `--regid=${this.relayId}`, '--clear-groups'];
     const child = spawn(
       this.tools.nsenter,
       [
