@@ -13,7 +13,7 @@ import { createVmProxy } from './http/vm-proxy.js';
 import { startReflectionListener } from './reflection/index.js';
 import { newLogEntry, runLogged } from './request-log.js';
 import { startSshFrontEnd } from './ssh/index.js';
-import { DATABASE_FILE, openStore, type Store } from './store/index.js';
+import { DATABASE_FILE, lockDataFolder, openStore, type Store } from './store/index.js';
 import { startVmMachines, type RunningVmMachines } from './vm/index.js';
 
 /** A running service: where it listens, its store, and how to stop it. */
@@ -31,14 +31,23 @@ export interface RunningService {
 }
 
 /**
- * The composition root of `exectl serve`: opens the store in `config.dataDir`, starts the VM
- * runtime and every listener, and wires them to the one command registry. The data folder
- * must exist; bootstrapping accounts is the caller's (see bootstrap.ts).
+ * The composition root of `exectl serve`: takes the data folder's lock (refused while another
+ * server holds it), opens the store in `config.dataDir`, starts the VM runtime and every
+ * listener, and wires them to the one command registry. The data folder must exist;
+ * bootstrapping accounts is the caller's (see bootstrap.ts).
  */
 export async function createService(config: ServiceConfig): Promise<RunningService> {
-  const store = openStore(join(config.dataDir, DATABASE_FILE));
+  // Held until the very end of close(): one server per data folder (SPEC §7).
+  const lock = lockDataFolder(config.dataDir, 'stop that server or use another --data');
+  let store: Store;
+  try {
+    store = openStore(join(config.dataDir, DATABASE_FILE));
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   const shutdown = new AbortController();
-  const closers: (() => Promise<void> | void)[] = [() => store.close()];
+  const closers: (() => Promise<void> | void)[] = [() => lock.release(), () => store.close()];
   let closing: Promise<void> | undefined;
   // Once only, however often it is called: listeners first (no new work), then VM processes,
   // then the database last.

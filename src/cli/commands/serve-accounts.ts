@@ -1,11 +1,11 @@
 // `exectl serve accounts add|list|remove` (SPEC §7): manage the accounts of a data folder
-// offline, straight through the store (a running server on the same folder sees the changes).
+// offline, straight through the store; refused while a server runs on the folder.
 import { join } from 'node:path';
 import { ExectlError } from '../../errors.js';
 import { checkEmail, quote } from '../../service/commands/shared/validate.js';
 import { listCell, textTable } from '../../service/commands/shared/text-table.js';
 import { ensureAccount } from '../../service/ensure-account.js';
-import { DATABASE_FILE, openStore, type Store } from '../../service/store/index.js';
+import { DATABASE_FILE, lockDataFolder, openStore, type Store } from '../../service/store/index.js';
 import type { CliContext } from '../context.js';
 import { existingDataFolder, keptDataFolder, prepareDataFolder } from './serve-data.js';
 import type { DataFolder } from './serve-options.js';
@@ -113,13 +113,21 @@ export async function runAccountsRemove(
   ctx.stdout.write(`removed account ${removed.email} (${removed.userId})\n`);
 }
 
-/** Runs `work` on the data folder's store, closing it whatever happens. */
-function withStore<T>(dataDir: string, work: (store: Store) => T): T {
-  const store = openStore(join(dataDir, DATABASE_FILE));
+/**
+ * Runs `work` on the data folder's store, holding the folder's lock (refused while a server
+ * runs on it) and closing both whatever happens.
+ */
+export function withStore<T>(dataDir: string, work: (store: Store) => T): T {
+  const lock = lockDataFolder(dataDir, 'stop that server first, then run this again');
   try {
-    return work(store);
+    const store = openStore(join(dataDir, DATABASE_FILE));
+    try {
+      return work(store);
+    } finally {
+      store.close();
+    }
   } finally {
-    store.close();
+    lock.release();
   }
 }
 

@@ -64,7 +64,7 @@ function declareAccounts(accounts: Command, contextFor: (self: Command) => CliCo
     'after',
     `
 These work offline on the data folder of --data (or EXECTL_DATA, else the
-default), also while a server runs on it.`,
+default), and are refused while a server runs on it.`,
   );
   accounts
     .command('add')
