@@ -1,10 +1,11 @@
 // The data folder of `exectl serve`: created private (0700) when missing, or a temporary
 // folder for --ephemeral that is removed when the server stops.
-import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ExectlError } from '../../errors.js';
+import { fsCause } from '../../fs-cause.js';
 import type { DataFolder } from './serve-options.js';
 
 /** A data folder ready for the store. */
@@ -31,11 +32,7 @@ export async function prepareDataFolder(data: DataFolder): Promise<PreparedDataF
   }
   const path = resolve(data.path);
   // The folder holds the SSH host key and every VM's disk: only its user may enter it.
-  try {
-    mkdirSync(path, { recursive: true, mode: 0o700 });
-  } catch (err) {
-    throw folderError(path, err);
-  }
+  makeFolder(path, path);
   if (!statSync(path).isDirectory()) {
     throw new ExectlError('usage', `data folder ${path} is not a folder`, {
       hint: 'give --data a folder, or a path that does not exist yet',
@@ -75,9 +72,42 @@ export function existingDataFolder(data: DataFolder): string {
   return path;
 }
 
+/**
+ * A warning when the data folder at `path` can be read by other users (its files are private,
+ * but their names and the VM disks' are not), or undefined.
+ */
+export function openFolderWarning(path: string): string | undefined {
+  const mode = statSync(path).mode & 0o777;
+  if ((mode & 0o044) === 0) return undefined;
+  const octal = mode.toString(8).padStart(4, '0');
+  return `data folder ${path} can be read by other users (mode ${octal}) — chmod 700 ${path}`;
+}
+
+/**
+ * Creates the folder `path` and its missing parents, private (0700). Not `mkdirSync`'s
+ * `recursive`: on a file system that refuses new folders with ENOENT although the parent
+ * exists (/proc) Node 20 retries that forever.
+ */
+function makeFolder(path: string, dataDir: string): void {
+  try {
+    mkdirSync(path, { mode: 0o700 });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return;
+    const parent = dirname(path);
+    if (code !== 'ENOENT' || parent === path || existsSync(parent)) {
+      throw folderError(dataDir, err);
+    }
+    makeFolder(parent, dataDir);
+    makeFolder(path, dataDir); // the parent exists now: at most one more try
+  }
+}
+
 function folderError(path: string, err: unknown): ExectlError {
-  const code = (err as NodeJS.ErrnoException).code ?? 'error';
-  return new ExectlError('usage', `cannot create the data folder ${path} (${code})`, {
+  // ENOENT although the parent exists: the file system itself says no (/proc, /sys).
+  const refused = (err as NodeJS.ErrnoException).code === 'ENOENT';
+  const cause = refused ? 'its file system does not allow it (ENOENT)' : fsCause(err);
+  return new ExectlError('usage', `cannot create the data folder ${path}: ${cause}`, {
     hint: 'give --data a folder you can write to',
   });
 }
