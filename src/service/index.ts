@@ -5,6 +5,7 @@ import { buildRegistry } from './commands/index.js';
 import type { ServiceConfig } from './config.js';
 import type { ServiceDeps, ServiceEndpoints } from './deps.js';
 import { createExecHandler } from './http/exec-handler.js';
+import { createHealthHandler } from './http/healthz.js';
 import { sendError } from './http/error-funnel.js';
 import { listenHttp, type HttpListener } from './http/http-server.js';
 import { RateLimiter } from './http/rate-limit.js';
@@ -14,6 +15,7 @@ import { startReflectionListener } from './reflection/index.js';
 import { newLogEntry, runLogged } from './request-log.js';
 import { startSshFrontEnd } from './ssh/index.js';
 import { DATABASE_FILE, lockDataFolder, openStore, type Store } from './store/index.js';
+import { packageVersion } from './version.js';
 import { startVmMachines, type RunningVmMachines } from './vm/index.js';
 
 /** A running service: where it listens, its store, and how to stop it. */
@@ -49,6 +51,8 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
   const shutdown = new AbortController();
   const closers: (() => Promise<void> | void)[] = [() => lock.release(), () => store.close()];
   let closing: Promise<void> | undefined;
+  // Set once every listener is up: GET /healthz answers 200 from then on.
+  let ready = false;
   // Once only, however often it is called: listeners first (no new work), then VM processes,
   // then the database last.
   const close = () =>
@@ -99,12 +103,20 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
         (err) => sendError(res, err),
       );
 
+    const health = createHealthHandler({
+      log: config.log,
+      version: packageVersion(),
+      ready: () => ready,
+      shutdown: shutdown.signal,
+    });
+
     const route = (req: IncomingMessage, res: ServerResponse): Promise<void> => {
       // `Host: <vm>.<domain>` is the VM's address, whatever the path (SPEC §6).
       const vm = proxy.vmLabel(req);
       if (vm !== null) return proxy.forward(req, res, vm);
       const path = (req.url ?? '/').split('?')[0];
       if (path === '/exec') return exec(req, res);
+      if (path === '/healthz') return health(req, res);
       return notFound(req, res);
     };
     const http: HttpListener = await listenHttp(config.listen, config.tls, route, proxy.upgrade);
@@ -126,6 +138,7 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
       sshHostKeyFingerprint = ssh.hostKeyFingerprint;
     }
 
+    ready = true;
     return {
       endpoints,
       runtime: machines.runtime,
