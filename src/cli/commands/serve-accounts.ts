@@ -5,11 +5,19 @@ import { ExectlError } from '../../errors.js';
 import { checkEmail, quote } from '../../service/commands/shared/validate.js';
 import { listCell, textTable } from '../../service/commands/shared/text-table.js';
 import { ensureAccount } from '../../service/ensure-account.js';
-import { DATABASE_FILE, lockDataFolder, openStore, type Store } from '../../service/store/index.js';
+import { DATABASE_FILE, openStore, type Store } from '../../service/store/index.js';
 import type { CliContext } from '../context.js';
-import { existingDataFolder, keptDataFolder, prepareDataFolder } from './serve-data.js';
+import {
+  existingDataFolder,
+  keptDataFolder,
+  prepareDataFolder,
+  withLockedFolder,
+} from './serve-data.js';
 import type { DataFolder } from './serve-options.js';
 import { readKeyFiles } from './serve-owner.js';
+
+/** How a refusal of --ephemeral starts. */
+const ACCOUNTS = 'accounts commands work';
 
 /** `accounts list --json`: one entry per account, oldest first. */
 export interface AccountListEntry {
@@ -31,7 +39,7 @@ export async function runAccountsAdd(
 ): Promise<void> {
   usageEmail(email);
   const keys = keyFiles.length === 0 ? [] : await readKeyFiles(keyFiles, '--key');
-  const folder = await prepareDataFolder(keptDataFolder(data));
+  const folder = await prepareDataFolder(keptDataFolder(data, ACCOUNTS));
   const { account, created, added } = withStore(folder.path, (store) =>
     ensureAccount(
       store,
@@ -54,7 +62,7 @@ export async function runAccountsList(
   json: boolean,
   data: DataFolder,
 ): Promise<void> {
-  const entries = withStore(existingDataFolder(data), (store) =>
+  const entries = withStore(existingDataFolder(data, ACCOUNTS), (store) =>
     store.listAccounts().map((account): AccountListEntry => ({
       email: account.email,
       user_id: account.userId,
@@ -91,7 +99,7 @@ export async function runAccountsRemove(
   data: DataFolder,
 ): Promise<void> {
   usageEmail(email);
-  const removed = withStore(existingDataFolder(data), (store) => {
+  const removed = withStore(existingDataFolder(data, ACCOUNTS), (store) => {
     const account = store.findAccountByEmail(email);
     if (account === undefined) {
       throw new ExectlError('command_failed', `no account for ${quote(email)}`, {
@@ -117,18 +125,15 @@ export async function runAccountsRemove(
  * Runs `work` on the data folder's store, holding the folder's lock (refused while a server
  * runs on it) and closing both whatever happens.
  */
-export function withStore<T>(dataDir: string, work: (store: Store) => T): T {
-  const lock = lockDataFolder(dataDir, 'stop that server first, then run this again');
-  try {
+function withStore<T>(dataDir: string, work: (store: Store) => T): T {
+  return withLockedFolder(dataDir, () => {
     const store = openStore(join(dataDir, DATABASE_FILE));
     try {
       return work(store);
     } finally {
       store.close();
     }
-  } finally {
-    lock.release();
-  }
+  });
 }
 
 function usageEmail(email: string): void {

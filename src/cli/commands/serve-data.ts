@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ExectlError } from '../../errors.js';
 import { fsCause } from '../../fs-cause.js';
+import { lockDataFolder } from '../../service/store/index.js';
 import type { DataFolder } from './serve-options.js';
 
 /** A data folder ready for the store. */
@@ -41,23 +42,22 @@ export async function prepareDataFolder(data: DataFolder): Promise<PreparedDataF
   return { path, ephemeral: false, discard: () => {} };
 }
 
-/** The folder of `data` for the offline `accounts` commands, which need a kept one. */
-export function keptDataFolder(data: DataFolder): { kind: 'dir'; path: string } {
+/**
+ * The folder of `data` for an offline command, which needs a kept one; `subject` starts the
+ * refusal of --ephemeral, e.g. `accounts commands work`.
+ */
+export function keptDataFolder(data: DataFolder, subject: string): { kind: 'dir'; path: string } {
   if (data.kind === 'ephemeral') {
-    throw new ExectlError(
-      'usage',
-      'accounts commands work on a kept data folder, not --ephemeral',
-      {
-        hint: 'give --data DIR (or EXECTL_DATA)',
-      },
-    );
+    throw new ExectlError('usage', `${subject} on a kept data folder, not --ephemeral`, {
+      hint: 'give --data DIR (or EXECTL_DATA)',
+    });
   }
   return data;
 }
 
-/** The kept data folder `data` names, which must already exist (to list or remove). */
-export function existingDataFolder(data: DataFolder): string {
-  const path = resolve(keptDataFolder(data).path);
+/** The kept data folder `data` names, which must already exist (to list, remove or reset). */
+export function existingDataFolder(data: DataFolder, subject: string): string {
+  const path = resolve(keptDataFolder(data, subject).path);
   let isFolder = false;
   try {
     isFolder = statSync(path).isDirectory();
@@ -70,6 +70,19 @@ export function existingDataFolder(data: DataFolder): string {
     });
   }
   return path;
+}
+
+/**
+ * Runs `work` holding the lock of the data folder `dataDir` (refused while a server runs on
+ * it), released whatever happens: how every offline command touches a folder.
+ */
+export function withLockedFolder<T>(dataDir: string, work: () => T): T {
+  const lock = lockDataFolder(dataDir, 'stop that server first, then run this again');
+  try {
+    return work();
+  } finally {
+    lock.release();
+  }
 }
 
 /**

@@ -5,9 +5,9 @@ import { ExectlError } from '../../errors.js';
 import { openPrivateFile } from './private-files.js';
 
 /** The file whose lock says "a process works on this data folder". */
-export const LOCK_FILE = 'exectl.lock';
+const LOCK_FILE = 'exectl.lock';
 /** The pid of the process holding the lock, for the message of the ones refused. */
-export const PID_FILE = 'exectl.pid';
+const PID_FILE = 'exectl.pid';
 
 /** The data folder's lock, held until `release`. */
 export interface FolderLock {
