@@ -7,8 +7,8 @@ import { openPrivateFile, tightenIfPresent } from './private-files.js';
  * - `synchronous = FULL`: a commit returns only after the log is synced, so anything the
  *   store acknowledged survives `kill -9` and power loss;
  * - `foreign_keys = ON`: cascades and references are enforced (SQLite's default is off);
- * - a busy timeout, so a second process (e.g. `exectl serve accounts add` next to a running
- *   server) waits for the write lock instead of failing at once.
+ * - a busy timeout, so another process writing to the file (the `sqlite3` shell, say) makes a
+ *   write wait for its lock instead of failing at once.
  *
  * The file and its journal files are readable by their user only, whatever the umask: the
  * database is made (or tightened) 0600 before SQLite opens it, and SQLite gives the files it

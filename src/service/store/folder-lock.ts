@@ -2,6 +2,7 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ExectlError } from '../../errors.js';
+import { openError } from './open-errors.js';
 import { openPrivateFile } from './private-files.js';
 
 /** The file whose lock says "a process works on this data folder". */
@@ -36,7 +37,7 @@ export function lockDataFolder(dir: string, hint: string): FolderLock {
       db.exec('BEGIN EXCLUSIVE');
     } catch (error) {
       db.close();
-      if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw openError(lockPath, error);
       // The holder writes its pid just after taking the lock and removes it just before
       // letting go: a missing pid is a moment to wait, not an answer.
       const holder = readPid(pidPath);
