@@ -38,7 +38,9 @@ export const ERROR_CATALOGUE = {
   internal: { status: 500, exit: 9 },
   /**
    * The server cannot start as configured: an address in use, bwrap unusable, a bad seed file,
-   * a database newer than this exectl. `exectl serve` shows it; never an HTTP answer.
+   * a database newer than this exectl, corrupt or unreadable, a data folder another server
+   * holds (which also refuses the offline `serve` commands). `exectl serve` shows it; never an
+   * HTTP answer.
    */
   cannot_start: { status: 500, exit: 2 },
   /** Client side: wrong flags or arguments given to exectl itself. */

@@ -5,6 +5,7 @@ import { buildRegistry } from './commands/index.js';
 import type { ServiceConfig } from './config.js';
 import type { ServiceDeps, ServiceEndpoints } from './deps.js';
 import { createExecHandler } from './http/exec-handler.js';
+import { createHealthHandler } from './http/healthz.js';
 import { sendError } from './http/error-funnel.js';
 import { listenHttp, type HttpListener } from './http/http-server.js';
 import { RateLimiter } from './http/rate-limit.js';
@@ -14,7 +15,8 @@ import { cameBack, integrationLoop, newLoopMark } from './integrations/loop.js';
 import { startReflectionListener } from './reflection/index.js';
 import { newLogEntry, runLogged } from './request-log.js';
 import { startSshFrontEnd } from './ssh/index.js';
-import { DATABASE_FILE, openStore, type Store } from './store/index.js';
+import { DATABASE_FILE, lockDataFolder, openStore, type Store } from './store/index.js';
+import { packageVersion } from './version.js';
 import { startVmMachines, type RunningVmMachines } from './vm/index.js';
 
 /** A running service: where it listens, its store, and how to stop it. */
@@ -32,15 +34,26 @@ export interface RunningService {
 }
 
 /**
- * The composition root of `exectl serve`: opens the store in `config.dataDir`, starts the VM
- * runtime and every listener, and wires them to the one command registry. The data folder
- * must exist; bootstrapping accounts is the caller's (see bootstrap.ts).
+ * The composition root of `exectl serve`: takes the data folder's lock (refused while another
+ * server holds it), opens the store in `config.dataDir`, starts the VM runtime and every
+ * listener, and wires them to the one command registry. The data folder must exist;
+ * bootstrapping accounts is the caller's (see bootstrap.ts).
  */
 export async function createService(config: ServiceConfig): Promise<RunningService> {
-  const store = openStore(join(config.dataDir, DATABASE_FILE));
+  // Held until the very end of close(): one server per data folder (SPEC §7).
+  const lock = lockDataFolder(config.dataDir, 'stop that server or use another --data');
+  let store: Store;
+  try {
+    store = openStore(join(config.dataDir, DATABASE_FILE));
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   const shutdown = new AbortController();
-  const closers: (() => Promise<void> | void)[] = [() => store.close()];
+  const closers: (() => Promise<void> | void)[] = [() => lock.release(), () => store.close()];
   let closing: Promise<void> | undefined;
+  // Set once every listener is up: GET /healthz answers 200 from then on.
+  let ready = false;
   // Once only, however often it is called: listeners first (no new work), then VM processes,
   // then the database last.
   const close = () =>
@@ -97,6 +110,13 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
         (err) => sendError(res, err),
       );
 
+    const health = createHealthHandler({
+      log: config.log,
+      version: packageVersion(),
+      ready: () => ready,
+      shutdown: shutdown.signal,
+    });
+
     const route = (req: IncomingMessage, res: ServerResponse): Promise<void> => {
       if (cameBack(req, loopMark)) return refuse(req, res, integrationLoop());
       // `Host: <vm>.<domain>` is the VM's address, whatever the path (SPEC §6).
@@ -104,6 +124,7 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
       if (vm !== null) return proxy.forward(req, res, vm);
       const path = (req.url ?? '/').split('?')[0];
       if (path === '/exec') return exec(req, res);
+      if (path === '/healthz') return health(req, res);
       return refuse(
         req,
         res,
@@ -135,6 +156,7 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
       sshHostKeyFingerprint = ssh.hostKeyFingerprint;
     }
 
+    ready = true;
     return {
       endpoints,
       runtime: machines.runtime,

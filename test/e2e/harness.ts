@@ -32,6 +32,19 @@ export interface CliOptions {
   env?: Record<string, string>;
   /** Written to stdin, which is then closed; without it stdin is closed at once. */
   input?: string;
+  /** A command that runs exectl in its place, e.g. `setpriv ... --` (see {@link wrapped}). */
+  wrap?: readonly string[];
+}
+
+/** The program and arguments that run `argv` through `wrap` (or as is without it). */
+export function wrapped(argv: readonly string[], wrap: readonly string[] = []): [string, string[]] {
+  const all = [...wrap, ...argv];
+  return [all[0]!, all.slice(1)];
+}
+
+/** A `wrap` that runs exectl under `umask` (e.g. `000`). */
+export function withUmask(umask: string): string[] {
+  return ['sh', '-c', `umask ${umask} && exec "$@"`, 'sh'];
 }
 
 /** Runs `node bin/exectl.js ...args` and captures its exit code and output. */
@@ -43,7 +56,8 @@ export async function exectl(args: readonly string[], opts: CliOptions): Promise
     NO_COLOR: '1',
     ...opts.env,
   };
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const [program, argv] = wrapped([process.execPath, BIN, ...args], opts.wrap);
+  const child = spawn(program, argv, {
     env,
     cwd: opts.home,
     stdio: 'pipe',

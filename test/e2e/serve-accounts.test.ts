@@ -1,4 +1,4 @@
-// `exectl serve accounts add|list|remove` on a data folder, offline and next to a running
+// `exectl serve accounts add|list|remove` on a data folder, offline and between runs of a
 // server: exact output, JSON, exit codes and one-line errors.
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
@@ -192,7 +192,7 @@ describe('on a data folder, offline', () => {
   });
 });
 
-describe('next to a running server', () => {
+describe('between runs of a server (refused while one runs: serve-data-lock.test.ts)', () => {
   /** A server on `data` whose owner ada@example.com signs in with her key. */
   const serveForAda = (data: string) =>
     startServe(
@@ -208,9 +208,10 @@ describe('next to a running server', () => {
       { home: dir.path },
     );
 
-  test('a server without keys warns; accounts add makes the key work at once', async () => {
+  test('a server without keys says how to add one; after accounts add the key works', async () => {
     const data = dir.join('live');
-    const server = await startServe(['--data', data, ...TEST_FLAGS, '--owner', 'ada@example.com'], {
+    const args = ['--data', data, ...TEST_FLAGS, '--owner', 'ada@example.com'];
+    const server = await startServe(args, {
       home: dir.path, // no ~/.ssh: no key at all
     });
     assert.ok(
@@ -219,7 +220,7 @@ describe('next to a running server', () => {
         .includes(
           [
             '  WARNING: ada@example.com has no SSH key registered: nobody can sign in.',
-            '  Make a key if you have none and register it (this works while it runs):',
+            '  Stop the server, make a key if you have none, register it and start again:',
             '    ssh-keygen -t ed25519',
             `    exectl serve accounts add ada@example.com --key ~/.ssh/id_ed25519.pub --data ${data}`,
           ].join('\n'),
@@ -228,39 +229,41 @@ describe('next to a running server', () => {
     );
     const token = await recipeToken(ada, ['whoami']);
     assert.equal((await curlExec(server.url, token, 'whoami')).status, 401);
+    assert.equal((await server.stop()).code, 0);
 
     const added = await accounts(['add', 'ada@example.com', '--key', ada.pubPath, '--data', data]);
     assert.equal(added.code, 0, added.stderr);
-    const whoami = (await execJson(server.url, ada, 'whoami', 'whoami')) as { email: string };
+    const again = await startServe(args, { home: dir.path });
+    const whoami = (await execJson(again.url, ada, 'whoami', 'whoami')) as { email: string };
     assert.equal(whoami.email, 'ada@example.com');
-    assert.equal((await server.stop()).code, 0);
+    assert.equal((await again.stop()).code, 0);
   });
 
-  test('accounts remove revokes the key at once: the next request is 401', async () => {
+  test('accounts remove revokes the key: the next server refuses it with 401', async () => {
     const data = dir.join('revoke');
-    const server = await serveForAda(data);
     const added = await accounts(['add', 'bob@example.com', '--key', bob.pubPath, '--data', data]);
     assert.equal(added.code, 0, added.stderr);
     const token = await recipeToken(bob, ['whoami']);
-    // Twice: the second answer comes from the server's caches of the key and the account.
+    const server = await serveForAda(data);
     assert.equal((await curlExec(server.url, token, 'whoami')).status, 200);
-    assert.equal((await curlExec(server.url, token, 'whoami')).status, 200);
+    assert.equal((await server.stop()).code, 0);
 
     const removed = await accounts(['remove', 'bob@example.com', '--data', data]);
     assert.equal(removed.code, 0, removed.stderr);
-    assert.equal((await curlExec(server.url, token, 'whoami')).status, 401);
-    assert.equal((await server.stop()).code, 0);
+    const again = await serveForAda(data);
+    assert.equal((await curlExec(again.url, token, 'whoami')).status, 401);
+    assert.equal((await again.stop()).code, 0);
   });
 
   test('remove is refused while the account owns VMs', async () => {
     const data = dir.join('vms');
     const server = await serveForAda(data);
     await execJson(server.url, ada, 'new --name web', 'new');
+    assert.equal((await server.stop()).code, 0);
     assertOneLineError(
       await accounts(['remove', 'ada@example.com', '--data', data]),
       1,
       'ada@example.com still owns 1 VM(s): web — remove them first, with the server running: exectl run rm web',
     );
-    assert.equal((await server.stop()).code, 0);
   });
 });

@@ -30,12 +30,13 @@ test('groff renders it without a warning; no line passes 80 columns', async () =
   );
 });
 
-test('every flag of serve and its accounts commands is documented; serve flags with their variable', async () => {
+test('every flag of serve, its accounts commands and reset is documented; serve flags with their variable', async () => {
   const helps: [string[], boolean][] = [
     [['serve'], true],
     [['serve', 'accounts', 'add'], false],
     [['serve', 'accounts', 'list'], false],
     [['serve', 'accounts', 'remove'], false],
+    [['serve', 'reset'], false],
   ];
   for (const [command, withVariables] of helps) {
     const help = await exectl([...command, '--help'], { home: dir.path });
@@ -61,6 +62,8 @@ test('the sections a reader looks for are there', () => {
     'FIRST START',
     'SEED FILE',
     'ACCOUNTS',
+    'RESET',
+    'HEALTH CHECK',
     'LOGS',
     'SIGNALS',
     'FILES',

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { mintWithShellRecipe, run, type GeneratedKey } from '../helpers/keys.js';
-import { REPO } from './harness.js';
+import { REPO, wrapped } from './harness.js';
 
 const BIN = join(REPO, 'bin', 'exectl.js');
 /** Long enough for a loaded machine shared with other test runs. */
@@ -41,6 +41,8 @@ export interface ServeProcess extends LaunchedServe {
 export interface ServeOptions {
   home: string;
   env?: Record<string, string>;
+  /** A command that runs exectl in its place (harness.ts `wrapped`); it must `exec` it. */
+  wrap?: readonly string[];
 }
 
 const running = new Set<ChildProcess>();
@@ -73,7 +75,8 @@ export const TEST_FLAGS = [
 
 /** Starts `exectl serve ...args` without waiting for anything. */
 export function launchServe(args: readonly string[], opts: ServeOptions): LaunchedServe {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
+  const [program, argv] = wrapped([process.execPath, BIN, 'serve', ...args], opts.wrap);
+  const child = spawn(program, argv, {
     env: userEnv(opts.home, opts.env),
     cwd: opts.home,
     stdio: ['ignore', 'pipe', 'pipe'],

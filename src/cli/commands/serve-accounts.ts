@@ -1,5 +1,5 @@
 // `exectl serve accounts add|list|remove` (SPEC §7): manage the accounts of a data folder
-// offline, straight through the store (a running server on the same folder sees the changes).
+// offline, straight through the store; refused while a server runs on the folder.
 import { join } from 'node:path';
 import { ExectlError } from '../../errors.js';
 import { checkEmail, quote } from '../../service/commands/shared/validate.js';
@@ -7,9 +7,17 @@ import { listCell, textTable } from '../../service/commands/shared/text-table.js
 import { ensureAccount } from '../../service/ensure-account.js';
 import { DATABASE_FILE, openStore, type Store } from '../../service/store/index.js';
 import type { CliContext } from '../context.js';
-import { existingDataFolder, keptDataFolder, prepareDataFolder } from './serve-data.js';
+import {
+  existingDataFolder,
+  keptDataFolder,
+  prepareDataFolder,
+  withLockedFolder,
+} from './serve-data.js';
 import type { DataFolder } from './serve-options.js';
 import { readKeyFiles } from './serve-owner.js';
+
+/** How a refusal of --ephemeral starts. */
+const ACCOUNTS = 'accounts commands work';
 
 /** `accounts list --json`: one entry per account, oldest first. */
 export interface AccountListEntry {
@@ -31,7 +39,7 @@ export async function runAccountsAdd(
 ): Promise<void> {
   usageEmail(email);
   const keys = keyFiles.length === 0 ? [] : await readKeyFiles(keyFiles, '--key');
-  const folder = await prepareDataFolder(keptDataFolder(data));
+  const folder = await prepareDataFolder(keptDataFolder(data, ACCOUNTS));
   const { account, created, added } = withStore(folder.path, (store) =>
     ensureAccount(
       store,
@@ -54,7 +62,7 @@ export async function runAccountsList(
   json: boolean,
   data: DataFolder,
 ): Promise<void> {
-  const entries = withStore(existingDataFolder(data), (store) =>
+  const entries = withStore(existingDataFolder(data, ACCOUNTS), (store) =>
     store.listAccounts().map((account): AccountListEntry => ({
       email: account.email,
       user_id: account.userId,
@@ -91,7 +99,7 @@ export async function runAccountsRemove(
   data: DataFolder,
 ): Promise<void> {
   usageEmail(email);
-  const removed = withStore(existingDataFolder(data), (store) => {
+  const removed = withStore(existingDataFolder(data, ACCOUNTS), (store) => {
     const account = store.findAccountByEmail(email);
     if (account === undefined) {
       throw new ExectlError('command_failed', `no account for ${quote(email)}`, {
@@ -113,14 +121,19 @@ export async function runAccountsRemove(
   ctx.stdout.write(`removed account ${removed.email} (${removed.userId})\n`);
 }
 
-/** Runs `work` on the data folder's store, closing it whatever happens. */
+/**
+ * Runs `work` on the data folder's store, holding the folder's lock (refused while a server
+ * runs on it) and closing both whatever happens.
+ */
 function withStore<T>(dataDir: string, work: (store: Store) => T): T {
-  const store = openStore(join(dataDir, DATABASE_FILE));
-  try {
-    return work(store);
-  } finally {
-    store.close();
-  }
+  return withLockedFolder(dataDir, () => {
+    const store = openStore(join(dataDir, DATABASE_FILE));
+    try {
+      return work(store);
+    } finally {
+      store.close();
+    }
+  });
 }
 
 function usageEmail(email: string): void {

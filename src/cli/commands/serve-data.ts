@@ -1,10 +1,12 @@
 // The data folder of `exectl serve`: created private (0700) when missing, or a temporary
 // folder for --ephemeral that is removed when the server stops.
-import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ExectlError } from '../../errors.js';
+import { fsCause } from '../../fs-cause.js';
+import { lockDataFolder } from '../../service/store/index.js';
 import type { DataFolder } from './serve-options.js';
 
 /** A data folder ready for the store. */
@@ -31,11 +33,7 @@ export async function prepareDataFolder(data: DataFolder): Promise<PreparedDataF
   }
   const path = resolve(data.path);
   // The folder holds the SSH host key and every VM's disk: only its user may enter it.
-  try {
-    mkdirSync(path, { recursive: true, mode: 0o700 });
-  } catch (err) {
-    throw folderError(path, err);
-  }
+  makeFolder(path, path);
   if (!statSync(path).isDirectory()) {
     throw new ExectlError('usage', `data folder ${path} is not a folder`, {
       hint: 'give --data a folder, or a path that does not exist yet',
@@ -44,23 +42,22 @@ export async function prepareDataFolder(data: DataFolder): Promise<PreparedDataF
   return { path, ephemeral: false, discard: () => {} };
 }
 
-/** The folder of `data` for the offline `accounts` commands, which need a kept one. */
-export function keptDataFolder(data: DataFolder): { kind: 'dir'; path: string } {
+/**
+ * The folder of `data` for an offline command, which needs a kept one; `subject` starts the
+ * refusal of --ephemeral, e.g. `accounts commands work`.
+ */
+export function keptDataFolder(data: DataFolder, subject: string): { kind: 'dir'; path: string } {
   if (data.kind === 'ephemeral') {
-    throw new ExectlError(
-      'usage',
-      'accounts commands work on a kept data folder, not --ephemeral',
-      {
-        hint: 'give --data DIR (or EXECTL_DATA)',
-      },
-    );
+    throw new ExectlError('usage', `${subject} on a kept data folder, not --ephemeral`, {
+      hint: 'give --data DIR (or EXECTL_DATA)',
+    });
   }
   return data;
 }
 
-/** The kept data folder `data` names, which must already exist (to list or remove). */
-export function existingDataFolder(data: DataFolder): string {
-  const path = resolve(keptDataFolder(data).path);
+/** The kept data folder `data` names, which must already exist (to list, remove or reset). */
+export function existingDataFolder(data: DataFolder, subject: string): string {
+  const path = resolve(keptDataFolder(data, subject).path);
   let isFolder = false;
   try {
     isFolder = statSync(path).isDirectory();
@@ -75,9 +72,55 @@ export function existingDataFolder(data: DataFolder): string {
   return path;
 }
 
+/**
+ * Runs `work` holding the lock of the data folder `dataDir` (refused while a server runs on
+ * it), released whatever happens: how every offline command touches a folder.
+ */
+export function withLockedFolder<T>(dataDir: string, work: () => T): T {
+  const lock = lockDataFolder(dataDir, 'stop that server first, then run this again');
+  try {
+    return work();
+  } finally {
+    lock.release();
+  }
+}
+
+/**
+ * A warning when the data folder at `path` can be read by other users (its files are private,
+ * but their names and the VM disks' are not), or undefined.
+ */
+export function openFolderWarning(path: string): string | undefined {
+  const mode = statSync(path).mode & 0o777;
+  if ((mode & 0o044) === 0) return undefined;
+  const octal = mode.toString(8).padStart(4, '0');
+  return `data folder ${path} can be read by other users (mode ${octal}) — chmod 700 ${path}`;
+}
+
+/**
+ * Creates the folder `path` and its missing parents, private (0700). Not `mkdirSync`'s
+ * `recursive`: on a file system that refuses new folders with ENOENT although the parent
+ * exists (/proc) Node 20 retries that forever.
+ */
+function makeFolder(path: string, dataDir: string): void {
+  try {
+    mkdirSync(path, { mode: 0o700 });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return;
+    const parent = dirname(path);
+    if (code !== 'ENOENT' || parent === path || existsSync(parent)) {
+      throw folderError(dataDir, err);
+    }
+    makeFolder(parent, dataDir);
+    makeFolder(path, dataDir); // the parent exists now: at most one more try
+  }
+}
+
 function folderError(path: string, err: unknown): ExectlError {
-  const code = (err as NodeJS.ErrnoException).code ?? 'error';
-  return new ExectlError('usage', `cannot create the data folder ${path} (${code})`, {
+  // ENOENT although the parent exists: the file system itself says no (/proc, /sys).
+  const refused = (err as NodeJS.ErrnoException).code === 'ENOENT';
+  const cause = refused ? 'its file system does not allow it (ENOENT)' : fsCause(err);
+  return new ExectlError('usage', `cannot create the data folder ${path}: ${cause}`, {
     hint: 'give --data a folder you can write to',
   });
 }

@@ -9,9 +9,9 @@ import { parseSeed, type Seed } from '../../service/seed-parse.js';
 import type { PublicKey } from '../../token/keys.js';
 import type { CommandOutcome } from '../command.js';
 import type { CliContext } from '../context.js';
-import { PLAIN_STYLE, styleFor } from '../output.js';
+import { PLAIN_STYLE, styleFor, warn } from '../output.js';
 import { renderBanner } from './serve-banner.js';
-import { prepareDataFolder } from './serve-data.js';
+import { openFolderWarning, prepareDataFolder } from './serve-data.js';
 import {
   defaultDataDir,
   resolveServeSettings,
@@ -40,6 +40,8 @@ export async function runServe(
       : await readKeyFiles(settings.authorizedKeys, '--authorized-key');
 
   const data = await prepareDataFolder(settings.data);
+  const openFolder = data.ephemeral ? undefined : openFolderWarning(data.path);
+  if (openFolder !== undefined) warn(ctx, openFolder);
   const stop = listenForStop(signals, () => {
     ctx.stderr.write('exectl: forced to stop\n');
     data.discard();

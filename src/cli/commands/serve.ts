@@ -1,5 +1,6 @@
-// `exectl serve` (SPEC §7): the embedded server, and `serve accounts add|list|remove` for a data
-// folder offline. The only CLI module (with its serve-*.ts helpers) that reaches src/service/.
+// `exectl serve` (SPEC §7): the embedded server, and `serve accounts add|list|remove` and
+// `serve reset` for a data folder offline. The only CLI module (with its serve-*.ts helpers)
+// that reaches src/service/.
 import type { Command } from 'commander';
 import type { CliCommand } from '../command.js';
 import type { CliContext } from '../context.js';
@@ -25,7 +26,8 @@ Examples:
   exectl serve
   exectl serve --ephemeral --listen 127.0.0.1:0 --runtime process
   exectl serve --data ./state --seed seed.json --rate-limit 0
-  exectl serve accounts add ada@example.com --key ada.pub`;
+  exectl serve accounts add ada@example.com --key ada.pub
+  exectl serve reset --data ./state`;
 
 export const command: CliCommand = {
   declare(cmd: Command, contextFor) {
@@ -54,6 +56,23 @@ export const command: CliCommand = {
       cmd.command('accounts').description('manage the accounts of a data folder'),
       contextFor,
     );
+    cmd
+      .command('reset')
+      .description('empty a data folder: accounts, keys, VMs and their disks, integrations')
+      .addHelpText(
+        'after',
+        `
+Works offline on the data folder of --data (or EXECTL_DATA, else the default)
+and is refused while a server runs on it. The SSH host key is kept; the next
+exectl serve bootstraps the owner again, as on a first start.
+
+Example:
+  exectl serve reset --data ./state`,
+      )
+      .action(async (_options: unknown, self: Command) => {
+        const { ctx, data } = nestedRun(self, contextFor);
+        return (await import('./serve-reset.js')).runReset(ctx, data);
+      });
   },
   run: async (ctx, _operands, options) =>
     (await import('./serve-run.js')).runServe(ctx, options as ServeFlags, process),
@@ -64,7 +83,7 @@ function declareAccounts(accounts: Command, contextFor: (self: Command) => CliCo
     'after',
     `
 These work offline on the data folder of --data (or EXECTL_DATA, else the
-default), also while a server runs on it.`,
+default), and are refused while a server runs on it.`,
   );
   accounts
     .command('add')
@@ -93,7 +112,7 @@ default), also while a server runs on it.`,
     });
 }
 
-/** The context and data folder of a nested `accounts` command (serve's --data, --ephemeral). */
+/** The context and data folder of a nested command (serve's --data, --ephemeral). */
 function nestedRun(
   self: Command,
   contextFor: (self: Command) => CliContext,

@@ -1,5 +1,7 @@
 // The store's public surface: the only way the rest of the service reaches SQLite.
 export { DATABASE_FILE, openStore, type Store, type StoreOptions } from './store.js';
+export { removeDatabase } from './remove-database.js';
+export { lockDataFolder, type FolderLock } from './folder-lock.js';
 export { StoreConflictError, type StoreConflictKind } from './conflicts.js';
 export type { Account, AccountStore, RemovedAccount } from './accounts.js';
 export type { KeyStore, NewSshKey, SshKeyRecord } from './keys.js';

@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3';
 import { accountStore, type AccountStore } from './accounts.js';
 import { openDatabase } from './connection.js';
 import { timestampClock, type StoreContext } from './context.js';
@@ -5,6 +6,7 @@ import { integrationStore, type IntegrationStore } from './integrations.js';
 import { KeyUseBuffer } from './key-usage.js';
 import { keyStore, type KeyStore } from './keys.js';
 import { migrate } from './migrate.js';
+import { openError } from './open-errors.js';
 import { ReadCache } from './read-cache.js';
 import { shareStore, type ShareStore } from './shares.js';
 import { svc1Store, type Svc1Store } from './svc1.js';
@@ -50,12 +52,17 @@ export interface StoreOptions {
  */
 export function openStore(path: string, options: StoreOptions = {}): Store {
   const now = options.now ?? (() => new Date());
-  const db = openDatabase(path, options.busyTimeoutMs ?? 5000);
+  let db: Database.Database;
+  try {
+    db = openDatabase(path, options.busyTimeoutMs ?? 5000);
+  } catch (error) {
+    throw openError(path, error);
+  }
   try {
     migrate(db);
   } catch (error) {
     db.close();
-    throw error;
+    throw openError(path, error);
   }
   const ctx: StoreContext = { db, timestamp: timestampClock(now), reads: new ReadCache(db) };
   const keyUse = new KeyUseBuffer(ctx, options.keyUseFlushMs ?? 5000);

@@ -1,0 +1,114 @@
+// One server per data folder (SPEC §7): a second `exectl serve` and the offline `serve accounts`
+// commands are refused while a server holds the folder, the first server is left alone, and a
+// server killed with -9 does not block the next one.
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { after, before, test } from 'node:test';
+import { generateKey, type GeneratedKey } from '../helpers/keys.js';
+import { createTempDir, type TempDir } from '../helpers/tmp.js';
+import { assertBuilt, assertOneLineError, exectl } from './harness.js';
+import {
+  TEST_FLAGS,
+  execJson,
+  launchServe,
+  startServe,
+  stopAll,
+  type LaunchedServe,
+} from './serve-server.js';
+
+let dir: TempDir;
+let ada: GeneratedKey;
+before(async () => {
+  assertBuilt();
+  dir = await createTempDir('e2e-lock');
+  ada = await generateKey(dir.path, 'ed25519', { name: 'ada', comment: 'ada@laptop' });
+});
+after(async () => {
+  await stopAll();
+  await dir.remove();
+});
+
+/**
+ * Starts `exectl serve` that is expected to refuse; resolves when it has ended, its output read.
+ * One that is still running after 10 s is killed (its code is then null).
+ */
+async function refusedServe(data: string): Promise<LaunchedServe & { code: number | null }> {
+  const launched = launchServe(serveArgs(data), { home: dir.path });
+  const closed = once(launched.child, 'close') as Promise<[number | null]>;
+  const timer = setTimeout(() => launched.child.kill('SIGKILL'), 10_000);
+  const [code] = await closed;
+  clearTimeout(timer);
+  return { ...launched, code };
+}
+
+const serveArgs = (data: string) => [
+  '--data',
+  data,
+  ...TEST_FLAGS,
+  '--owner',
+  'ada@example.com',
+  '--authorized-key',
+  ada.pubPath,
+];
+
+test('a second server on the same folder refuses to start; the first is untouched', async () => {
+  const data = dir.join('two');
+  const first = await startServe(serveArgs(data), { home: dir.path });
+  const pid = first.child.pid!;
+
+  const second = await refusedServe(data);
+  assert.deepEqual(
+    { code: second.code, stdout: second.stdout(), stderr: second.stderr() },
+    {
+      code: 2,
+      stdout: '',
+      stderr: `exectl: data folder ${data} is in use by pid ${pid} — stop that server or use another --data\n`,
+    },
+  );
+
+  const whoami = (await execJson(first.url, ada, 'whoami', 'whoami')) as { email: string };
+  assert.equal(whoami.email, 'ada@example.com');
+  assert.equal((await first.stop()).code, 0);
+
+  // Stopped cleanly: the folder is free again.
+  const third = await startServe(serveArgs(data), { home: dir.path });
+  assert.equal((await third.stop()).code, 0);
+});
+
+test('accounts add, list and remove are refused while a server runs, and work after', async () => {
+  const data = dir.join('offline');
+  const server = await startServe(serveArgs(data), { home: dir.path });
+  const refused = `data folder ${data} is in use by pid ${server.child.pid} — stop that server first, then run this again`;
+  const accounts = (args: string[]) =>
+    exectl(['serve', 'accounts', ...args, '--data', data], { home: dir.path });
+
+  assertOneLineError(await accounts(['add', 'bob@example.com']), 2, refused);
+  assertOneLineError(await accounts(['list']), 2, refused);
+  assertOneLineError(await accounts(['remove', 'ada@example.com']), 2, refused);
+  assert.equal((await server.stop()).code, 0);
+
+  const list = await accounts(['list', '--json']);
+  assert.equal(list.code, 0, list.stderr);
+  const emails = (JSON.parse(list.stdout) as { accounts: { email: string }[] }).accounts;
+  assert.deepEqual(
+    emails.map((a) => a.email),
+    ['ada@example.com'],
+    'the refused add changed nothing',
+  );
+});
+
+test('a server killed with -9 leaves a stale pid file that does not block the next one', async () => {
+  const data = dir.join('killed');
+  const first = await startServe(serveArgs(data), { home: dir.path });
+  assert.equal((await first.stop('SIGKILL')).signal, 'SIGKILL');
+
+  const added = await exectl(['serve', 'accounts', 'add', 'bob@example.com', '--data', data], {
+    home: dir.path,
+  });
+  assert.equal(added.code, 0, added.stderr);
+  const second = await startServe(serveArgs(data), { home: dir.path });
+  const third = await refusedServe(data);
+  assert.equal(third.code, 2);
+  assert.ok(third.stderr().includes(`in use by pid ${second.child.pid} —`), third.stderr());
+  assert.equal((await second.stop()).code, 0);
+});
