@@ -69,16 +69,28 @@ export function createExecHandler(options: ExecHandlerOptions) {
       return 200;
     };
     await runLogged(deps.config.log, entry, work, (err) => {
-      // After a 413 the rest of the body is never read, so the connection cannot carry another
-      // request.
-      const tooLarge = err instanceof ExectlError && err.code === 'body_too_large';
-      return sendError(
-        res,
-        err,
-        tooLarge ? Object.assign({ Connection: 'close' }, idHeader) : idHeader,
-      );
+      if (err instanceof ExectlError && err.code === 'body_too_large') lingerThenClose(req);
+      return sendError(res, err, idHeader);
     });
   };
+}
+
+// How long the rest of a refused body is read (and dropped) after the 413.
+const LINGER_MS = 2_000;
+
+/**
+ * After a 413 the client is usually still sending. Closing at once would reset the connection
+ * under it, and the client would report a broken pipe instead of the 413 (nginx's "lingering
+ * close" avoids the same). So the rest of the body is read and dropped, and the connection is
+ * cut if the body has not ended within LINGER_MS: a
+ * multi-megabyte body costs no memory, an endless one no more than that moment.
+ */
+function lingerThenClose(req: IncomingMessage): void {
+  req.resume();
+  const cut = setTimeout(() => req.socket.destroy(), LINGER_MS);
+  cut.unref();
+  req.once('end', () => clearTimeout(cut));
+  req.once('close', () => clearTimeout(cut));
 }
 
 /** Every 401 tells the client which scheme to use (RFC 6750). */
