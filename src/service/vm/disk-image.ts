@@ -13,7 +13,6 @@ export const IMAGE_NAME = 'disk.img';
 /** The e2fsprogs tools the images need (and util-linux's unshare, to fill one). */
 export interface DiskTools {
   mkfs: string;
-  debugfs: string;
   dumpe2fs: string;
   e2fsck: string;
   resize2fs: string;
@@ -53,13 +52,14 @@ export async function createImage(
       'ext4',
       '-m',
       '0',
+      // No blocks reserved for growing while mounted: `resize` grows the image stopped, and a
+      // fresh 10 GiB disk then costs about 250 KiB of the host's disk instead of 4 MiB.
+      '-O',
+      '^resize_inode',
       '-E',
       `lazy_itable_init=1,lazy_journal_init=1,root_owner=${owner}:${owner}`,
       image,
     ]);
-    // mkfs made lost+found as the host's root, which the VM would see as nobody's folder in
-    // its home; e2fsck makes it again should it ever need one.
-    await run(tools.debugfs, ['-w', '-R', 'rmdir lost+found', image]);
     if (legacy.length > 0) await fillFromFolder(tools, diskDir, legacy, owner);
   } catch (err) {
     await rm(image, { force: true });

@@ -2,16 +2,17 @@
 // a fixed-size disk image, cgroup limits, and a network namespace with slirp4netns.
 //
 // The order matters:
-// 1. a holder process, started as the VM's base id, makes the VM's user namespace and waits;
-//    the server (root) writes its id maps: 0–65535 inside = base…base+65535 outside.
-//    (util-linux's `unshare --map-users` needs /etc/subuid entries; root may write maps itself.)
-// 2. the launcher joins the VM's cgroups, makes a private mount namespace (still host root, the
-//    only one allowed to mount ext4), mounts the disk image there, then enters the holder's user
+// 1. a holder process makes the VM's user namespace and sleeps; the server (root) writes its id
+//    maps: 0–65535 inside = base…base+65535 outside. (util-linux's `unshare --map-users` needs
+//    /etc/subuid entries; root may write maps itself.)
+// 2. the launcher makes a private mount namespace (still host root, the only one allowed to
+//    mount ext4), joins the VM's cgroups, mounts the disk image, then enters the holder's user
 //    namespace as its root and execs bwrap, which makes the pid, net, ipc, uts and mount
 //    namespaces of the VM. The image's mount lives as long as that namespace: the VM's life.
 // 3. once bwrap reports the VM's pid 1, the holder goes and the network starts.
-import { spawn } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readlink, writeFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
 import type { VmCgroup } from './cgroups.js';
@@ -27,9 +28,21 @@ import { watchInit, type VmInit } from './vm-init.js';
 export const JOIN_CGROUPS =
   'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
 
-// In the launcher's private mount namespace: the image on the VM's mount point (a folder of
-// the server's run folder, which the VM's ids may traverse), then the rest.
-const STAGE_SCRIPT = 'mount -o loop,nodev,noatime "$1" "$2" && shift 2 && exec "$@"';
+// In the launcher's private mount namespace: join the VM's cgroups (the files named before
+// `--`), mount the image on the VM's mount point (a folder of the server's run folder, which
+// the VM's ids may traverse), then run the rest. mkfs made lost+found as the host's root,
+// which the VM would see as nobody's folder in its home: it goes at the first boot (e2fsck
+// makes it again should it ever need one). Our words only: paths of ours.
+const HOLDER_TIMEOUT_MS = 10_000;
+
+const STAGE_SCRIPT = [
+  'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done',
+  'shift',
+  'mount -o loop,nodev,noatime "$1" "$2"',
+  '{ [ ! -d "$2/lost+found" ] || rmdir "$2/lost+found"; }',
+  'shift 2',
+  'exec "$@"',
+].join(' && ');
 
 /** What a machine VM needs to boot. */
 export interface MachineBoot {
@@ -65,18 +78,12 @@ export async function startMachineInit(
   tools: MachineTools,
   boot: MachineBoot,
 ): Promise<MachineInit> {
-  const holder = await startHolder(tools, boot.idBase);
+  const holder = await startHolder(tools);
   try {
     const map = `0 ${boot.idBase} ${IDS_PER_VM}\n`;
     await writeFile(`/proc/${holder.pid}/uid_map`, map);
     await writeFile(`/proc/${holder.pid}/gid_map`, map);
     const argv = [
-      '/bin/sh',
-      '-c',
-      JOIN_CGROUPS,
-      'join',
-      ...(boot.cgroup?.procsFiles ?? []),
-      '--',
       tools.unshare,
       '--mount',
       '--propagation',
@@ -86,6 +93,8 @@ export async function startMachineInit(
       '-c',
       STAGE_SCRIPT,
       'stage',
+      ...(boot.cgroup?.procsFiles ?? []),
+      '--',
       join(boot.diskDir, IMAGE_NAME),
       boot.mountPoint,
       tools.nsenter,
@@ -133,36 +142,23 @@ export async function startMachineInit(
   }
 }
 
-// The holder makes the user namespace as the base id, so that id (the namespace's owner) is
-// also who the VM's helpers may act as; it says so, then waits to be killed.
-function startHolder(tools: MachineTools, idBase: number) {
-  const child = spawn(
-    tools.setpriv,
-    [
-      `--reuid=${idBase}`,
-      `--regid=${idBase}`,
-      '--clear-groups',
-      '--',
-      tools.unshare,
-      '--user',
-      '--',
-      '/bin/sh',
-      '-c',
-      'echo; exec sleep infinity',
-    ],
-    { env: { PATH: DEFAULT_PATH }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  return new Promise<typeof child>((resolve, reject) => {
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.stdout.once('data', () => resolve(child));
-    child.once('error', reject);
-    child.once('exit', (code) =>
-      reject(
-        new Error(
-          `could not make the VM's user namespace: ${stderr.trim() || `exit code ${code}`}`,
-        ),
-      ),
-    );
+// The holder makes the VM's user namespace and sleeps in it until the VM's bwrap has joined
+// it. No handshake: the namespace exists once /proc shows the holder in a user namespace
+// other than ours (unshare(2) is done before unshare(1) execs sleep).
+async function startHolder(tools: MachineTools): Promise<ChildProcess> {
+  const child = spawn(tools.unshare, ['--user', '--', '/bin/sleep', 'infinity'], {
+    env: { PATH: DEFAULT_PATH },
+    stdio: 'ignore',
   });
+  const ours = await readlink('/proc/self/ns/user');
+  const deadline = Date.now() + HOLDER_TIMEOUT_MS;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) break;
+    const theirs = await readlink(`/proc/${child.pid}/ns/user`).catch(() => ours);
+    if (theirs !== ours) return child;
+    if (Date.now() > deadline) break;
+    await sleep(1);
+  }
+  child.kill('SIGKILL');
+  throw new Error("could not make the VM's user namespace");
 }

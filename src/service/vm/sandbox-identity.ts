@@ -44,7 +44,6 @@ const MACHINE_TOOLS = {
   slirp4netns: 'slirp4netns',
   socat: 'socat',
   mkfs: 'mkfs.ext4',
-  debugfs: 'debugfs',
   dumpe2fs: 'dumpe2fs',
   e2fsck: 'e2fsck',
   resize2fs: 'resize2fs',

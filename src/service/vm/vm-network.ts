@@ -27,6 +27,15 @@ export interface InboundListener {
 
 const READY_TIMEOUT_MS = 10_000;
 
+// $1 setpriv, $2 socat, then pairs of addresses: all but the last pair in the background, the
+// last one in place of the shell. Our words only.
+const RELAYS_SCRIPT = [
+  'setpriv=$1 socat=$2',
+  'shift 2',
+  'while [ $# -gt 2 ]; do "$setpriv" --pdeathsig=SIGKILL -- "$socat" "$1" "$2" & shift 2; done',
+  'exec "$setpriv" --pdeathsig=SIGKILL -- "$socat" "$1" "$2"',
+].join('; ');
+
 /** The running network helpers of one VM. */
 export class VmNetwork {
   private readonly helpers: ChildProcess[] = [];
@@ -45,17 +54,22 @@ export class VmNetwork {
     private readonly relayId: number,
   ) {}
 
-  /** Starts slirp4netns and the inbound relays; resolves once the VM's network is up. */
+  /**
+   * Starts slirp4netns and the inbound relays together (each start costs the server a fork);
+   * resolves once the VM's network is up.
+   */
   async start(inbound: readonly InboundListener[]): Promise<void> {
-    await this.startSlirp();
-    for (const listener of inbound) {
+    const slirp = this.startSlirp();
+    const pairs = inbound.flatMap((listener) => {
       const bind = listener.host.includes(':') ? `TCP6-LISTEN` : 'TCP4-LISTEN';
       const address = listener.host.includes(':') ? `[${listener.host}]` : listener.host;
-      this.spawnRelay([
+      return [
         `${bind}:${listener.port},bind=${address},fork,reuseaddr`,
         `UNIX-CONNECT:${listener.socketPath}`,
-      ]);
-    }
+      ];
+    });
+    if (pairs.length > 0) this.spawnRelay(pairs);
+    await slirp;
   }
 
   /**
@@ -98,8 +112,10 @@ export class VmNetwork {
     return path;
   }
 
-  // The relay joins only the VM's network namespace, as the relay id, and is killed with
-  // the server (setpriv sets PDEATHSIG after changing ids, so it survives into socat).
+  // One relay per pair of socat addresses, in one process tree: it joins only the VM's network
+  // namespace, as the relay id. Every socat dies with its parent (PDEATHSIG, which setpriv sets
+  // after changing ids): the last one is the spawned process itself, which dies with the server
+  // or `stop`, and each other one is its child.
   private spawnRelay(addresses: string[]): void {
     const who = [`--reuid=${this.relayId}`, `--regid=${this.relayId}`, '--clear-groups'];
     const child = spawn(
@@ -110,8 +126,12 @@ export class VmNetwork {
         this.tools.setpriv,
         ...who,
         '--no-new-privs',
-        '--pdeathsig=SIGKILL',
         '--',
+        '/bin/sh',
+        '-c',
+        RELAYS_SCRIPT,
+        'relays',
+        this.tools.setpriv,
         this.tools.socat,
         ...addresses,
       ],
