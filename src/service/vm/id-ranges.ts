@@ -3,7 +3,7 @@
 //
 // The claims are files in one host-wide folder, one per slot, each naming the disk folder that
 // holds the slot; the VM's disk folder records its base too, so a VM keeps its range across
-// restarts. Claiming happens under a lock file, since several servers may run at once.
+// restarts. Several servers may claim at once: see claim().
 import { open, readdir, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -61,24 +61,42 @@ function slotOf(base: number): number {
   return (base - FIRST_BASE) / IDS_PER_VM;
 }
 
+// The fast path needs no lock: a claim file is made with O_EXCL, so two servers can never take
+// the same free slot. Only when no slot is free are the claims of VMs whose disk folder is gone
+// (a data folder deleted without `rm`) taken back, under the lock.
 async function claim(registry: string, owner: string): Promise<number> {
+  await mkdir(registry, { recursive: true, mode: 0o700 });
+  const taken = await takenHostIds();
+  const usable = (slot: number) => {
+    const base = FIRST_BASE + slot * IDS_PER_VM;
+    return !taken.some(([a, b]) => a < base + IDS_PER_VM && b > base);
+  };
+  const existing = new Set((await readdir(registry)).filter((n) => /^\d+$/.test(n)).map(Number));
+  for (let slot = 0; slot < SLOTS; slot++) {
+    if (existing.has(slot) || !usable(slot)) continue;
+    if (await createClaim(join(registry, String(slot)), owner))
+      return FIRST_BASE + slot * IDS_PER_VM;
+  }
   return withLock(registry, async () => {
-    const taken = await takenHostIds();
-    const held = new Set<number>();
-    for (const name of await readdir(registry)) {
-      if (!/^\d+$/.test(name)) continue;
-      // A claim whose disk folder is gone (a data folder deleted without `rm`) is free again.
-      const holder = await readText(join(registry, name));
-      if (holder !== '' && (await exists(holder))) held.add(Number(name));
-    }
     for (let slot = 0; slot < SLOTS; slot++) {
-      const base = FIRST_BASE + slot * IDS_PER_VM;
-      if (held.has(slot) || taken.some(([a, b]) => a < base + IDS_PER_VM && b > base)) continue;
+      const holder = await readText(join(registry, String(slot)));
+      if (!usable(slot) || (holder !== '' && (await exists(holder)))) continue;
       await writeFile(join(registry, String(slot)), owner, { mode: 0o600 });
-      return base;
+      return FIRST_BASE + slot * IDS_PER_VM;
     }
     throw new Error('no free id range is left for a new VM');
   });
+}
+
+/** Makes the claim file; false when another server made it first. */
+async function createClaim(file: string, owner: string): Promise<boolean> {
+  try {
+    await writeFile(file, owner, { mode: 0o600, flag: 'wx' });
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
 }
 
 // A recorded range whose claim file went missing (the registry was wiped) is claimed again,

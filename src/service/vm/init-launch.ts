@@ -2,9 +2,12 @@
 // the VM's pid 1, and the in-VM launcher (in-vm-launch.ts) takes the user's words from a pipe.
 import { DEFAULT_PATH } from './command-env.js';
 import { inVmLaunch } from './in-vm-launch.js';
-import { JOIN_CGROUPS } from './machine-init.js';
 import type { CommandLaunch } from './run-command.js';
 import type { BwrapTools } from './sandbox-identity.js';
+
+/** Joins the cgroups named before `--`, then runs the rest: our fixed words only. */
+const JOIN_CGROUPS =
+  'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
 
 /** The running VM a command joins. */
 export interface JoinTarget {

@@ -1,18 +1,7 @@
 // Booting a VM as a machine of its own (the server runs as root): a private range of host ids,
-// a fixed-size disk image, cgroup limits, and a network namespace with slirp4netns.
-//
-// The order matters:
-// 1. a holder process makes the VM's user namespace and sleeps; the server (root) writes its id
-//    maps: 0–65535 inside = base…base+65535 outside. (util-linux's `unshare --map-users` needs
-//    /etc/subuid entries; root may write maps itself.)
-// 2. the launcher makes a private mount namespace (still host root, the only one allowed to
-//    mount ext4), joins the VM's cgroups, mounts the disk image, then enters the holder's user
-//    namespace as its root and execs bwrap, which makes the pid, net, ipc, uts and mount
-//    namespaces of the VM. The image's mount lives as long as that namespace: the VM's life.
-// 3. once bwrap reports the VM's pid 1, the holder goes and the network starts.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readlink, writeFile } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
+// a fixed-size disk image, cgroup limits, and a network namespace with slirp4netns. The steps
+// and their order are in LAUNCH_SCRIPT; then the network starts.
+import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
 import type { VmCgroup } from './cgroups.js';
@@ -24,25 +13,35 @@ import type { MachineTools } from './sandbox-identity.js';
 import { VmNetwork, type InboundListener } from './vm-network.js';
 import { watchInit, type VmInit } from './vm-init.js';
 
-/** Joins the cgroups named before `--`, then runs the rest: our fixed words only. */
-export const JOIN_CGROUPS =
-  'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
+// Long enough for bwrap to join the holder's user namespace on a busy machine.
+const HOLDER_SECONDS = 60;
 
-// In the launcher's private mount namespace: join the VM's cgroups (the files named before
-// `--`), mount the image on the VM's mount point (a folder of the server's run folder, which
-// the VM's ids may traverse), then run the rest. mkfs made lost+found as the host's root,
-// which the VM would see as nobody's folder in its home: it goes at the first boot (e2fsck
-// makes it again should it ever need one). Our words only: paths of ours.
-const HOLDER_TIMEOUT_MS = 10_000;
-
-const STAGE_SCRIPT = [
-  'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done',
-  'shift',
-  'mount -o loop,nodev,noatime "$1" "$2"',
-  '{ [ ! -d "$2/lost+found" ] || rmdir "$2/lost+found"; }',
-  'shift 2',
-  'exec "$@"',
-].join(' && ');
+// The launcher, as host root in a private mount namespace of its own. Arguments: the VM's
+// cgroup files, `--`, the image, the mount point, the VM's base id, unshare, then the command
+// that enters the VM's user namespace (whose pid it appends as --target=) and runs bwrap.
+// 1. it joins the VM's cgroups and mounts the image on the mount point (a folder of the
+//    server's run folder, which the VM's ids may traverse). mkfs made lost+found as the host's
+//    root, which the VM would see as nobody's folder in its home: it goes at the first boot
+//    (e2fsck makes it again should it ever need one);
+// 2. a holder makes the VM's user namespace and sleeps in it (long enough for bwrap to join,
+//    then bwrap reaps it); once /proc shows it in a user namespace other than ours, the
+//    launcher writes the id maps: 0–65535 inside = base…base+65535 outside. (util-linux's
+//    `unshare --map-users` needs /etc/subuid entries; root may write the maps itself);
+// 3. it enters that namespace as its root and execs bwrap.
+// Our words only: paths and numbers of ours.
+const LAUNCH_SCRIPT = [
+  'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift',
+  'mount -o loop,nodev,noatime "$1" "$2" || exit 125',
+  '[ ! -d "$2/lost+found" ] || rmdir "$2/lost+found" || exit 125',
+  'base=$3 unshare=$4; shift 4',
+  // (Without our pipes: bwrap's info fd must close once bwrap has written to it.)
+  `"$unshare" --user -- sleep ${HOLDER_SECONDS} < /dev/null > /dev/null 2>&1 3>&- & holder=$!`,
+  'while [ /proc/$holder/ns/user -ef /proc/$$/ns/user ]; do :; done',
+  `map="0 $base ${IDS_PER_VM}"`,
+  'echo "$map" > /proc/$holder/uid_map && echo "$map" > /proc/$holder/gid_map || exit 125',
+  'first=$1; shift',
+  'exec "$first" --target=$holder "$@"',
+].join('\n');
 
 /** What a machine VM needs to boot. */
 export interface MachineBoot {
@@ -78,87 +77,59 @@ export async function startMachineInit(
   tools: MachineTools,
   boot: MachineBoot,
 ): Promise<MachineInit> {
-  const holder = await startHolder(tools);
-  try {
-    const map = `0 ${boot.idBase} ${IDS_PER_VM}\n`;
-    await writeFile(`/proc/${holder.pid}/uid_map`, map);
-    await writeFile(`/proc/${holder.pid}/gid_map`, map);
-    const argv = [
-      tools.unshare,
-      '--mount',
-      '--propagation',
-      'private',
-      '--',
-      '/bin/sh',
-      '-c',
-      STAGE_SCRIPT,
-      'stage',
-      ...(boot.cgroup?.procsFiles ?? []),
-      '--',
-      join(boot.diskDir, IMAGE_NAME),
-      boot.mountPoint,
-      tools.nsenter,
-      `--target=${holder.pid}`,
-      '--user',
-      '--',
-      tools.bwrap,
-      '--unshare-net',
-      '--ro-bind',
-      boot.resolvConf,
-      '/etc/resolv.conf',
-      ...bwrapArgs(boot.hostname, boot.mountPoint, boot.systemArgs, false),
-    ];
-    const child = spawn(argv[0]!, argv.slice(1), {
-      cwd: '/',
-      env: { PATH: DEFAULT_PATH },
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
-    });
-    const init = await watchInit(child, boot.hostname, child.stdio[INFO_FD] as Readable);
-    const network = new VmNetwork(tools, init.pid, boot.runDir, boot.idBase);
-    const machine: MachineInit = {
-      ...init,
-      launcherPid: child.pid!,
-      mountPoint: boot.mountPoint,
-      bootedAt: Date.now(),
-      cgroup: boot.cgroup,
-      network,
-      alive: () => init.alive(),
-      stop: async () => {
-        network.stop();
-        await init.stop();
-        await boot.cgroup?.remove();
-      },
-    };
-    try {
-      await network.start(boot.inbound);
-    } catch (err) {
-      await machine.stop();
-      throw err;
-    }
-    return machine;
-  } finally {
-    holder.kill('SIGKILL');
-  }
-}
-
-// The holder makes the VM's user namespace and sleeps in it until the VM's bwrap has joined
-// it. No handshake: the namespace exists once /proc shows the holder in a user namespace
-// other than ours (unshare(2) is done before unshare(1) execs sleep).
-async function startHolder(tools: MachineTools): Promise<ChildProcess> {
-  const child = spawn(tools.unshare, ['--user', '--', '/bin/sleep', 'infinity'], {
+  const argv = [
+    tools.unshare,
+    '--mount',
+    '--propagation',
+    'private',
+    '--',
+    '/bin/sh',
+    '-c',
+    LAUNCH_SCRIPT,
+    'launch',
+    ...(boot.cgroup?.procsFiles ?? []),
+    '--',
+    join(boot.diskDir, IMAGE_NAME),
+    boot.mountPoint,
+    String(boot.idBase),
+    tools.unshare,
+    tools.nsenter,
+    '--user',
+    '--',
+    tools.bwrap,
+    '--unshare-net',
+    '--ro-bind',
+    boot.resolvConf,
+    '/etc/resolv.conf',
+    ...bwrapArgs(boot.hostname, boot.mountPoint, boot.systemArgs, false),
+  ];
+  const child = spawn(argv[0]!, argv.slice(1), {
+    cwd: '/',
     env: { PATH: DEFAULT_PATH },
-    stdio: 'ignore',
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
   });
-  const ours = await readlink('/proc/self/ns/user');
-  const deadline = Date.now() + HOLDER_TIMEOUT_MS;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) break;
-    const theirs = await readlink(`/proc/${child.pid}/ns/user`).catch(() => ours);
-    if (theirs !== ours) return child;
-    if (Date.now() > deadline) break;
-    await sleep(1);
+  const init = await watchInit(child, boot.hostname, child.stdio[INFO_FD] as Readable);
+  const network = new VmNetwork(tools, init.pid, boot.runDir, boot.idBase);
+  const machine: MachineInit = {
+    ...init,
+    launcherPid: child.pid!,
+    mountPoint: boot.mountPoint,
+    bootedAt: Date.now(),
+    cgroup: boot.cgroup,
+    network,
+    alive: () => init.alive(),
+    stop: async () => {
+      network.stop();
+      await init.stop();
+      await boot.cgroup?.remove();
+    },
+  };
+  try {
+    await network.start(boot.inbound);
+  } catch (err) {
+    await machine.stop();
+    throw err;
   }
-  child.kill('SIGKILL');
-  throw new Error("could not make the VM's user namespace");
+  return machine;
 }
