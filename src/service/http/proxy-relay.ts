@@ -1,5 +1,5 @@
 // One proxied HTTP exchange: the request streams to the VM's server, the answer streams back.
-import { request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { request, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { ExectlError } from '../../errors.js';
 import type { VmPortTarget } from '../vm/types.js';
 import { headersFromVm } from './proxy-headers.js';
@@ -11,11 +11,21 @@ export interface VmUpstream {
   to: VmPortTarget;
 }
 
-/** The options of `http.request` / `net.connect` that reach `to`. */
-export function upstreamAddress(
-  to: VmPortTarget,
-): { socketPath: string } | { host: string; port: number } {
-  return 'socketPath' in to ? { socketPath: to.socketPath } : { host: to.host, port: to.port };
+/** The request for `req` to the VM's server, with `headers`, on a connection of its own. */
+export function requestToVm(
+  req: IncomingMessage,
+  target: VmUpstream & { headers: string[] },
+): ClientRequest {
+  const { to } = target;
+  return request({
+    ...('socketPath' in to ? { socketPath: to.socketPath } : { host: to.host, port: to.port }),
+    method: req.method,
+    path: req.url,
+    headers: target.headers,
+    // One connection per request: a pooled connection the VM's server closed while idle
+    // would turn a healthy request into a spurious 502.
+    agent: false,
+  });
 }
 
 /** The log status of an exchange that ended before any answer (nginx: "client closed request"). */
@@ -44,15 +54,7 @@ export function relayToVm(
   target: VmUpstream & { headers: string[] },
 ): Promise<number> {
   return new Promise((resolve, reject) => {
-    const upstream = request({
-      ...upstreamAddress(target.to),
-      method: req.method,
-      path: req.url,
-      headers: target.headers,
-      // One connection per request: a pooled connection the VM's server closed while idle
-      // would turn a healthy request into a spurious 502.
-      agent: false,
-    });
+    const upstream = requestToVm(req, target);
     upstream.on('response', (answer) => {
       res.writeHead(
         answer.statusCode ?? 502,

@@ -4,12 +4,12 @@
 // Anything else is one ordinary answer, after which the connection closes: the bytes that
 // followed the upgrade request (perhaps a second request, with forged X-Exectl-* headers) were
 // never parsed by the proxy, so they must never reach the VM's server.
-import { request, ServerResponse, type IncomingMessage } from 'node:http';
+import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { sendError, type FunnelOutcome } from './error-funnel.js';
 import { headersFromVm } from './proxy-headers.js';
-import { CLIENT_CLOSED, upstreamAddress, vmNotAnswering, type VmUpstream } from './proxy-relay.js';
+import { CLIENT_CLOSED, requestToVm, vmNotAnswering, type VmUpstream } from './proxy-relay.js';
 
 /**
  * Sends the upgrade request `req` with `headers` to the VM's server on `port`. On 101, joins
@@ -27,13 +27,7 @@ export function tunnelToVm(
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     let status = CLIENT_CLOSED;
-    const upstream = request({
-      ...upstreamAddress(target.to),
-      method: req.method,
-      path: req.url,
-      headers: target.headers,
-      agent: false,
-    });
+    const upstream = requestToVm(req, target);
     upstream.on('upgrade', (answer: IncomingMessage, socket: Socket, upstreamHead: Buffer) => {
       status = 101;
       client.write(responseHead(answer));
