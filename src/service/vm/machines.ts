@@ -1,8 +1,9 @@
 // The VM runtime as the commands see it (deps.ts `VmMachines`): stored VM records in, the
 // runtime's disks and sandboxes out.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { commandFailed } from '../../errors.js';
 import type { ServiceDeps, VmExecOptions, VmMachines } from '../deps.js';
 import { reflectionUrlOf } from '../reflection/urls.js';
@@ -50,8 +51,12 @@ export async function startVmMachines({
   store,
   endpoints,
 }: Pick<ServiceDeps, 'config' | 'store' | 'endpoints'>): Promise<RunningVmMachines> {
-  // Short and private to this server: unix socket paths are limited to 107 bytes.
-  const runDir = await mkdtemp(join(tmpdir(), 'exectl-run-'));
+  // Short (unix socket paths are limited to 107 bytes), reachable by the VMs' ids (the data
+  // folder may be private), and one per data folder, whose lock makes it this server's alone:
+  // what a killed server left there is cleared, never piled up.
+  const runDir = join(tmpdir(), `exectl-run-${folderKey(config.dataDir)}`);
+  await rm(runDir, { recursive: true, force: true });
+  await mkdir(runDir, { mode: 0o711 });
   const socketOf = (name: InboundName) => join(runDir, `${name}.sock`);
   const inbound = (): InboundListener[] =>
     (['http', 'reflection'] as const).flatMap((name) => {
@@ -113,4 +118,8 @@ export async function startVmMachines({
       await rm(runDir, { recursive: true, force: true });
     },
   };
+}
+
+function folderKey(dataDir: string): string {
+  return createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 16);
 }

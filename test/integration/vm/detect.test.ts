@@ -2,13 +2,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { detectRuntime } from '../../../src/service/vm/index.js';
+import { newRunDir } from './fixture.js';
 
-const machine = () => ({ runDir: mkdtempSync(join(tmpdir(), 'exectl-run-')), inbound: () => [] });
+const machine = () => ({ runDir: newRunDir(), inbound: () => [] });
 
 test('as root, auto and bwrap choose machine VMs with every guarantee; process is taken as asked', async () => {
   for (const choice of ['auto', 'bwrap'] as const) {

@@ -1,7 +1,7 @@
 // A VM runtime in a temporary data folder, with helpers to run commands and to look at the
 // host's processes from outside the VMs.
 import { randomInt } from 'node:crypto';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -111,7 +111,10 @@ export async function runtimeFor(kind: RuntimeKind, runDir = newRunDir()): Promi
  * VMs' ids can traverse (a test's own temporary folder is private to root).
  */
 export function newRunDir(): string {
-  return mkdtempSync(join(tmpdir(), 'exectl-run-'));
+  const runDir = mkdtempSync(join(tmpdir(), 'exectl-run-'));
+  // Also for the scripts that run a runtime in a process of their own.
+  process.once('exit', () => rmSync(runDir, { recursive: true, force: true }));
+  return runDir;
 }
 
 /**
