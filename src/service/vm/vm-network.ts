@@ -3,7 +3,7 @@
 // server's own listeners inside it, at their host addresses, and carry the VM proxy's
 // connections to a port of the VM. Every helper is a child of the server that dies with it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chown, mkdir, stat } from 'node:fs/promises';
+import { chown, mkdir, readFile, stat } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
@@ -70,6 +70,24 @@ export class VmNetwork {
     });
     if (pairs.length > 0) this.spawnRelay(pairs);
     await slirp;
+    // A VM's first command may well call the server: the relays must be listening by then.
+    await this.listening(inbound.map((listener) => listener.port));
+  }
+
+  /** Waits until every port is a listening socket in the VM's network namespace. */
+  private async listening(ports: readonly number[]): Promise<void> {
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    for (;;) {
+      const tables = await Promise.all(
+        ['tcp', 'tcp6'].map((t) =>
+          readFile(`/proc/${this.initPid}/net/${t}`, 'utf8').catch(() => ''),
+        ),
+      );
+      const open = listeningPorts(tables.join('\n'));
+      if (ports.every((port) => open.has(port))) return;
+      if (Date.now() > deadline) throw new Error('the relays into the VM did not start');
+      await sleep(1);
+    }
   }
 
   /**
@@ -189,4 +207,17 @@ export class VmNetwork {
       child.once('exit', (code) => fail(`slirp4netns ended with exit code ${code}`));
     });
   }
+}
+
+/**
+ * The local ports in state LISTEN (0A) of /proc/<pid>/net/tcp{,6} text, whose lines read
+ * `sl local_address:port rem_address st …` with the port in hex.
+ */
+export function listeningPorts(table: string): Set<number> {
+  const ports = new Set<number>();
+  for (const line of table.split('\n')) {
+    const [, local, , state] = line.trim().split(/\s+/);
+    if (state === '0A' && local !== undefined) ports.add(parseInt(local.split(':').at(-1)!, 16));
+  }
+  return ports;
 }
