@@ -1,8 +1,11 @@
-// Start-up cost of the built CLI against bare Node, measured in the same run:
+// Start-up cost of the built CLI against Node loading its framework alone, measured in the
+// same run:
 //   npm run build && node --import tsx bench/cli-startup.bench.ts
-// Each round runs `node -e 0`, `exectl inspect <token>` and `exectl mint --key <ed25519>` once,
-// interleaved so that load on the machine weighs on all three alike; medians are compared.
-// Exits 1 when a ratio misses its target.
+// Each round runs `node -e 0`, `node -e "require('commander')"`, `exectl inspect <token>` and
+// `exectl mint --key <unencrypted ed25519>` once, interleaved so that load on the machine
+// weighs on all alike; medians are compared. The target is against commander (the floor any
+// commander CLI starts from); the ratio against bare Node is printed too, as it was measured
+// before. Exits 1 when a ratio misses its target.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -11,8 +14,9 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 const ROUNDS = 20;
-const TARGET_RATIO = 1.5;
-const BIN = join(import.meta.dirname, '..', 'bin', 'exectl.js');
+const TARGET_RATIO = 1.25;
+const ROOT = join(import.meta.dirname, '..');
+const BIN = join(ROOT, 'bin', 'exectl.js');
 
 if (!existsSync(join(import.meta.dirname, '..', 'dist', 'bundle', 'main.js'))) {
   throw new Error('dist/bundle/main.js is missing: run `npm run build` first');
@@ -32,6 +36,7 @@ try {
 
   const commands = {
     'node -e 0': ['-e', '0'],
+    commander: ['-e', "require('commander')"],
     inspect: [BIN, 'inspect', token],
     mint: [BIN, 'mint', '--key', key],
   };
@@ -44,14 +49,15 @@ try {
     }
   }
 
-  const baseline = median(samples.get('node -e 0')!);
+  const bare = median(samples.get('node -e 0')!);
+  const floor = median(samples.get('commander')!);
   let missed = false;
   for (const name of ['inspect', 'mint']) {
     const ms = median(samples.get(name)!);
-    const ratio = ms / baseline;
+    const ratio = ms / floor;
     missed ||= ratio > TARGET_RATIO;
     console.log(
-      `cli-startup: ${name} ${ms.toFixed(0)} ms vs node -e 0 ${baseline.toFixed(0)} ms — ratio ${ratio.toFixed(2)} (target ≤ ${TARGET_RATIO})`,
+      `cli-startup: ${name} ${ms.toFixed(0)} ms vs node + commander ${floor.toFixed(0)} ms — ratio ${ratio.toFixed(2)} (target ≤ ${TARGET_RATIO}); vs node -e 0 ${bare.toFixed(0)} ms — ratio ${(ms / bare).toFixed(2)}`,
     );
   }
   process.exitCode = missed ? 1 : 0;
@@ -60,7 +66,8 @@ try {
 }
 
 function runOk(program: string, args: readonly string[], env: Record<string, string>): string {
-  const result = spawnSync(program, args, { env, encoding: 'utf8' });
+  // From the package root, so that `require('commander')` finds the one the CLI bundles.
+  const result = spawnSync(program, args, { env, encoding: 'utf8', cwd: ROOT });
   if (result.status !== 0) {
     throw new Error(`${program} ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
   }

@@ -5,9 +5,12 @@
 // - from `new` to the VM's first command (disk image, id range, cgroup, network, boot) vs the
 //   same bare spawn, p50: target ≤ 8×;
 // - memory the host spends per idle VM (PSS of its host processes: launcher, init, network
-//   helper and relays): target ≤ 8 MiB.
+//   helper and relays): target ≤ 8 MiB;
+// - disk a fresh VM spends on the host once stopped (its image's allocated blocks: file system
+//   metadata, root file system layers, home; and its id-range record): target ≤ 1 MiB
+//   (issue 12). Baseline: the 10 GiB the VM may grow to.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { detectSandboxMode } from '../src/service/vm/detect.js';
@@ -94,6 +97,14 @@ try {
   console.log(
     `machine: memory per idle VM         ${(perVm / 1024).toFixed(2)} MiB PSS (target ≤ 8 MiB)`,
   );
+  await runtime.shutdown();
+  // Stopped, so the images are unmounted and everything is on disk.
+  const spent = Array.from({ length: made - 1 }, (_, i) =>
+    allocatedBytes(join(dataDir, String(i + 2))),
+  );
+  console.log(
+    `machine: disk per fresh VM (stopped) p50 ${(p50(spent) / 1024).toFixed(0)} KiB, max ${(Math.max(...spent) / 1024).toFixed(0)} KiB of a 10 GiB disk (target ≤ 1024 KiB)`,
+  );
 } finally {
   await runtime.shutdown();
   for (let i = 1; i <= made; i++)
@@ -122,6 +133,11 @@ function descendantsPss(root: number): number {
     total += Number(/^Pss:\s+(\d+) kB$/m.exec(rollup)?.[1] ?? 0);
   }
   return total;
+}
+
+/** Bytes the host's file system holds for the files of `dir` (allocated blocks, not sizes). */
+function allocatedBytes(dir: string): number {
+  return readdirSync(dir).reduce((sum, name) => sum + statSync(join(dir, name)).blocks * 512, 0);
 }
 
 function safeRead(path: string): string {

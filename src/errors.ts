@@ -2,32 +2,32 @@
  * The one catalogue of error codes. Every failure that reaches a user is an {@link ExectlError}
  * carrying one of these codes; the code alone decides the HTTP status (in the service's error
  * funnel) and the process exit code (in `cli/main.ts`). The client turns a status it receives
- * back into one of these codes (`cli/exec-errors.ts`), so the exit code still comes from here.
+ * back into one of these codes (`cli/exec/answer.ts`), so the exit code still comes from here.
  */
 export const ERROR_CATALOGUE = {
   /** Wrong HTTP method on /exec. */
   method_not_allowed: { status: 405, exit: 2 },
   /** Missing/invalid Authorization header, or a token that fails §1.5. */
-  unauthorized: { status: 401, exit: 3 },
+  unauthorized: { status: 401, exit: 3, help: 'authentication ({status})' },
   /** The key's rate-limit bucket is empty. */
-  rate_limited: { status: 429, exit: 6 },
+  rate_limited: { status: 429, exit: 6, help: 'rate limited ({status})' },
   /** Request body over the 65536-byte limit. */
   body_too_large: { status: 413, exit: 2 },
   /** Empty body, NUL byte, or a command line that does not lex. */
-  bad_request: { status: 400, exit: 2 },
+  bad_request: { status: 400, exit: 2, help: 'usage or bad request ({status})' },
   /** The first word(s) name no command. */
-  unknown_command: { status: 404, exit: 5 },
+  unknown_command: { status: 404, exit: 5, help: 'unknown command ({status})' },
   /**
    * A URL names nothing: on the reflection listener, an unknown VM secret, reflection path or
    * integration. Listed after `unknown_command`, which stays the code a received 404 maps to.
    */
   not_found: { status: 404, exit: 5 },
   /** The command path is not in the token's cmds. */
-  forbidden: { status: 403, exit: 4 },
+  forbidden: { status: 403, exit: 4, help: 'not allowed ({status})' },
   /** A command ran past its deadline. */
-  timeout: { status: 504, exit: 7 },
+  timeout: { status: 504, exit: 7, help: 'timed out ({status})' },
   /** A command ran and failed: bad arguments, not found, invalid input. */
-  command_failed: { status: 422, exit: 1 },
+  command_failed: { status: 422, exit: 1, help: 'command failed ({status})' },
   /** The VM proxy could not reach the VM's server. */
   bad_gateway: { status: 502, exit: 9 },
   /** A request came back to the server through one of its own integrations (SPEC §6). */
@@ -48,19 +48,42 @@ export const ERROR_CATALOGUE = {
   /** Client side: a key could not be loaded or could not sign. */
   key_error: { status: 400, exit: 2 },
   /** Client side: the server could not be reached at all. */
-  unreachable: { status: 502, exit: 8 },
+  unreachable: { status: 502, exit: 8, help: 'server unreachable' },
   /**
    * Client side: the server answered 5xx (504 aside). Its own code, because the CLI shows the
    * server's message and a hint about the server's log, where `internal` means a client bug.
    */
-  server_error: { status: 502, exit: 9 },
+  server_error: { status: 502, exit: 9, help: 'server error (5xx)' },
   /** Client side: `inspect` on a token that is well-formed but not valid now (expired...). */
   token_invalid: { status: 401, exit: 1 },
   /** Client side: `inspect` on a token that cannot be decoded. */
   token_malformed: { status: 401, exit: 2 },
-} as const satisfies Record<string, { status: number; exit: number }>;
+} as const satisfies Record<string, CatalogueEntry>;
+
+/**
+ * A code's HTTP status and exit code; `help`, on the one code that names an exit code in the
+ * CLI's help, says what that exit code means (`{status}` stands for the status).
+ */
+interface CatalogueEntry {
+  status: number;
+  exit: number;
+  help?: string;
+}
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/**
+ * What each exit code of `run` and `ssh` means, in exit code order, from the catalogue: e.g.
+ * `6 rate limited (429)`. The CLI's help lists these, so it never drifts from the codes.
+ */
+export function exitCodeMeanings(): string[] {
+  return Object.values(ERROR_CATALOGUE as Record<string, CatalogueEntry>)
+    .flatMap(({ status, exit, help }) =>
+      help === undefined ? [] : [{ exit, text: help.replace('{status}', String(status)) }],
+    )
+    .sort((a, b) => a.exit - b.exit)
+    .map(({ exit, text }) => `${exit} ${text}`);
+}
 
 export interface ExectlErrorOptions {
   /** One short clause telling the user what to do next (shown by the CLI after " — "). */
@@ -99,6 +122,28 @@ export class ExectlError extends Error {
   get exitCode(): number {
     return ERROR_CATALOGUE[this.code].exit;
   }
+}
+
+/** What a failure may show, and what only the log may see. */
+export interface PublicFailure {
+  /** The error to show: the one thrown when it is an expected failure, else `internal error`. */
+  error: ExectlError;
+  /** For the log only: an expected failure's `logDetail`, or a bug's stack. */
+  detail: string | undefined;
+}
+
+/**
+ * The one "is this safe to show?" decision, shared by the HTTP error funnel, the SSH front end
+ * and the CLI's `main`: an {@link ExectlError} (other than `internal`) is shown as it is;
+ * anything else is a bug, shown only as `internal error` (status 500, exit 9) — its message
+ * may hold paths or data — with its stack kept for the log.
+ */
+export function publicFailure(err: unknown): PublicFailure {
+  if (err instanceof ExectlError && err.code !== 'internal') {
+    return { error: err, detail: err.logDetail };
+  }
+  const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  return { error: new ExectlError('internal', 'internal error'), detail };
 }
 
 /** Shorthand for the most common command failure: 422 with one clear sentence. */

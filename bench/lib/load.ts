@@ -18,27 +18,35 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /**
- * Keeps `connections` keep-alive connections busy with POST `path` for `durationMs` and
- * reports throughput and latency. Any status other than `expectStatus` aborts the run.
+ * Keeps `connections` keep-alive connections busy with `method` (POST by default) `path` for
+ * `durationMs` and reports throughput and latency. Any status other than `expectStatus` aborts
+ * the run. `localAddress` picks the loopback address the connections come from (another
+ * client, for the server's per-address limits).
  */
 export async function loadTest(options: {
   url: string;
   path: string;
-  body: string;
+  method?: 'GET' | 'POST';
+  body?: string;
+  localAddress?: string;
   /** The request headers, or a function giving each request its own (e.g. rotating tokens). */
   headers: Record<string, string> | (() => Record<string, string>);
   connections: number;
   durationMs: number;
   expectStatus?: number;
 }): Promise<LoadResult> {
-  const pool = new Pool(options.url, { connections: options.connections, pipelining: 1 });
+  const pool = new Pool(options.url, {
+    connections: options.connections,
+    pipelining: 1,
+    ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
+  });
   const latencies: number[] = [];
   const end = performance.now() + options.durationMs;
   const worker = async () => {
     while (performance.now() < end) {
       const started = performance.now();
       const res = await pool.request({
-        method: 'POST',
+        method: options.method ?? 'POST',
         path: options.path,
         headers: typeof options.headers === 'function' ? options.headers() : options.headers,
         body: options.body,

@@ -1,8 +1,12 @@
 // A real exectl service for benchmarks, run from the compiled dist/ (what users run).
-// argv[2]: JSON { publicKey, fingerprint, keyType, populate, keysFile, runtime, vm }: the bench
-// account's key, how many filler accounts (each with a key and a VM) to add, and a JSON file of
-// more keys, each registered on an account of its own. Prints its URL.
+// argv[2]: JSON { publicKey, fingerprint, keyType, populate, keysFile, runtime, vm, vmServer,
+// rateLimit }: the bench account's key, how many filler accounts (each with a key and a VM) to
+// add, a JSON file of more keys, each registered on an account of its own, the VM to create,
+// the port inside it where plain-http.mjs then serves (the VM's default port), and the rate
+// limit ({ capacity, refillMs }, which also turns on the per-address failure limit). Prints
+// its URL.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createService } from '../../dist/service/index.js';
@@ -17,7 +21,7 @@ const service = await createService({
   domain: 'localhost',
   tls: null,
   runtime: options.runtime ?? 'process',
-  rateLimit: null,
+  rateLimit: options.rateLimit ?? null,
   log: () => {},
   commandDeadlineMs: 30_000,
 });
@@ -51,6 +55,7 @@ if (options.vm) {
     status: 'creating',
   });
   await service.machines.create(vm, new AbortController().signal);
+  if (options.vmServer) await startVmServer(store.setDefaultPort(vm.id, options.vmServer));
 }
 process.stdout.write(service.endpoints.http + '\n');
 const stop = async () => {
@@ -60,3 +65,27 @@ const stop = async () => {
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
+
+/** Starts plain-http.mjs inside the VM on its default port and waits until it answers. */
+async function startVmServer(vm) {
+  const source = readFileSync(new URL('./plain-http.mjs', import.meta.url)).toString('base64');
+  const inVm = async (command) => {
+    const output = [];
+    const { exitCode } = await service.machines.exec(vm, command, {
+      signal: AbortSignal.timeout(20_000),
+      onOutput: (chunk) => output.push(chunk),
+    });
+    return { exitCode, text: Buffer.concat(output).toString() };
+  };
+  const started = await inVm(
+    `printf %s ${source} | base64 -d > "$HOME/plain-http.mjs" && ` +
+      `(setsid nohup node "$HOME/plain-http.mjs" ${vm.defaultPort} > "$HOME/plain.log" 2>&1 < /dev/null &)`,
+  );
+  if (started.exitCode !== 0) throw new Error(`cannot start the VM's server: ${started.text}`);
+  const probe = `bash -c 'exec 3<>/dev/tcp/127.0.0.1/${vm.defaultPort}' 2>/dev/null`;
+  for (let i = 0; i < 200; i++) {
+    if ((await inVm(probe)).exitCode === 0) return;
+    await sleep(50);
+  }
+  throw new Error(`the VM's server does not listen: ${(await inVm('cat "$HOME/plain.log"')).text}`);
+}

@@ -11,7 +11,7 @@ import type { CliContext } from './context.js';
 export type CommandOutcome = ExectlError | undefined;
 
 /**
- * One subcommand. Each lives in `src/cli/commands/<name>.ts`, which exports `command` of this
+ * One subcommand. Each lives in `src/cli/commands/<name>/index.ts`, which exports `command` of this
  * type, and is listed once in program.ts's COMMANDS, which imports it only when it runs.
  */
 export interface CliCommand {
@@ -21,6 +21,11 @@ export interface CliCommand {
    * `contextFor`, from the flags of every level, as program.ts does for top-level commands.
    */
   declare(cmd: Command, contextFor: (self: Command) => CliContext): void;
+  /**
+   * True when every word after the command's first operand is an operand too (`exectl ssh VM
+   * ARGV`: the program's flags are the program's). Its own flags come before that operand.
+   */
+  readonly optionsEndAtFirstOperand?: boolean;
   /**
    * Runs it with commander's parsed positional arguments and options. Commands convert the
    * options to their own typed shape and delegate to a plain function tests can call directly.

@@ -1,4 +1,4 @@
-import { ExectlError } from '../errors.js';
+import { publicFailure } from '../errors.js';
 import type { CliProcess } from './context.js';
 import { oneLine } from './output.js';
 import { runProgram } from './program.js';
@@ -18,13 +18,13 @@ export async function main(argv: readonly string[], proc: CliProcess): Promise<n
     const outcome = await runProgram(argv, proc);
     return outcome === undefined ? 0 : outcome.exitCode;
   } catch (err) {
-    const shown =
-      err instanceof ExectlError && err.code !== 'internal'
-        ? err
-        : new ExectlError('internal', 'internal error', {
-            hint: 'rerun with EXECTL_DEBUG=1 and report it',
-          });
-    const hint = shown.hint === undefined ? '' : ` — ${oneLine(shown.hint)}`;
+    const shown = publicFailure(err).error;
+    const hint =
+      shown.code === 'internal'
+        ? ' — rerun with EXECTL_DEBUG=1 and report it'
+        : shown.hint === undefined
+          ? ''
+          : ` — ${oneLine(shown.hint)}`;
     proc.stderr.write(`exectl: ${oneLine(shown.message)}${hint}\n`);
     if (proc.env.EXECTL_DEBUG === '1') {
       proc.stderr.write(`${err instanceof Error ? (err.stack ?? String(err)) : String(err)}\n`);

@@ -1,6 +1,6 @@
 // Raw bytes from the server (the output of a VM command) to stdout as they arrive.
 import type { Writable } from 'node:stream';
-import type { ChunkSink } from './http-call.js';
+import type { ChunkSink } from './exec/http.js';
 
 /**
  * A sink writing to `stream` that waits while the stream is full, and drops the rest once the

@@ -1,24 +1,25 @@
 // The commander tree: global flags, and the subcommands, each imported only when it runs so
 // that start-up loads only what the command needs.
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
-import { ExectlError } from '../errors.js';
+import { Command, CommanderError, type Option } from 'commander';
+import { ExectlError, exitCodeMeanings } from '../errors.js';
 import type { CliCommand, CommandOutcome } from './command.js';
 import { createContext, type CliProcess, type GlobalFlags } from './context.js';
 import { oneLine } from './output.js';
 
 /**
- * Every subcommand. Adding one: write `commands/<name>.ts` exporting `command: CliCommand`,
+ * Every subcommand. Adding one: write `commands/<name>/index.ts` exporting `command: CliCommand`,
  * then add its line here.
  */
 const COMMANDS: Readonly<Record<string, () => Promise<{ command: CliCommand }>>> = {
-  mint: () => import('./commands/mint.js'),
-  inspect: () => import('./commands/inspect.js'),
-  run: () => import('./commands/run.js'),
-  ssh: () => import('./commands/ssh.js'),
-  reflect: () => import('./commands/reflect.js'),
-  completion: () => import('./commands/completion.js'),
-  serve: () => import('./commands/serve.js'),
+  mint: () => import('./commands/mint/index.js'),
+  inspect: () => import('./commands/inspect/index.js'),
+  run: () => import('./commands/run/index.js'),
+  ssh: () => import('./commands/ssh/index.js'),
+  reflect: () => import('./commands/reflect/index.js'),
+  auth: () => import('./commands/auth/index.js'),
+  completion: () => import('./commands/completion/index.js'),
+  serve: () => import('./commands/serve/index.js'),
 };
 
 const GLOBAL_HELP = `
@@ -28,10 +29,23 @@ Environment:
   $XDG_CONFIG_HOME/exectl/config.json (see exectl(1))
 
 Exit codes (run, ssh; inspect uses 0 valid, 1 invalid, 2 malformed):
-  0 success (ssh: the VM command's exit code), 1 command failed (422),
-  2 usage or bad request (400), 3 authentication (401), 4 not allowed (403),
-  5 unknown command (404), 6 rate limited (429), 7 timed out (504),
-  8 server unreachable, 9 server error (5xx)`;
+${wrapList(["0 success (ssh: the VM command's exit code)", ...exitCodeMeanings()])}`;
+
+/** Items joined with ", " into lines of at most 80 columns, indented by two spaces. */
+function wrapList(items: readonly string[]): string {
+  const lines: string[] = [];
+  let line = '';
+  items.forEach((item, i) => {
+    const piece = i === items.length - 1 ? item : `${item},`;
+    if (line !== '' && 2 + line.length + 1 + piece.length > 80) {
+      lines.push(line);
+      line = piece;
+    } else {
+      line = line === '' ? piece : `${line} ${piece}`;
+    }
+  });
+  return [...lines, line].map((l) => `  ${l}`).join('\n');
+}
 
 /** Parses `argv`, runs the command it names and returns its outcome. Throws ExectlErrors. */
 export async function runProgram(
@@ -39,7 +53,8 @@ export async function runProgram(
   proc: CliProcess,
 ): Promise<CommandOutcome> {
   const program = createProgram(proc);
-  const named = commandNameIn(program, argv);
+  const at = commandIndexIn(program, argv);
+  const named = at === undefined ? undefined : argv[at];
   // Help, suggestions for a mistyped name, a missing command, and `completion` (which
   // describes every command) need the whole tree; `exectl --version` needs none of it.
   const toLoad =
@@ -49,6 +64,7 @@ export async function runProgram(
         ? [named]
         : Object.keys(COMMANDS);
   let outcome: CommandOutcome;
+  let words = argv;
   for (const name of toLoad) {
     const { command } = await COMMANDS[name]!();
     const sub = program.command(name);
@@ -57,9 +73,12 @@ export async function runProgram(
       const ctx = createContext(proc, program.opts<GlobalFlags>());
       outcome = await command.run(ctx, sub.processedArgs, sub.opts());
     });
+    if (command.optionsEndAtFirstOperand === true && name === named) {
+      words = endOptionsAtFirstOperand(argv, at!, [...sub.options, ...program.options]);
+    }
   }
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    await program.parseAsync([...words], { from: 'user' });
   } catch (err) {
     if (err instanceof CommanderError) return commanderOutcome(err, named);
     throw err;
@@ -89,18 +108,48 @@ function createProgram(proc: CliProcess): Command {
 }
 
 /**
- * The subcommand `argv` names: its first word that is neither an option nor a global option's
- * value. Found before commander parses, so that only this command's module is loaded.
+ * Where the subcommand `argv` names is: its first word that is neither an option nor a global
+ * option's value. Found before commander parses, so that only this command's module is loaded.
  */
-function commandNameIn(program: Command, argv: readonly string[]): string | undefined {
-  for (let i = 0; i < argv.length; i++) {
+function commandIndexIn(program: Command, argv: readonly string[]): number | undefined {
+  const at = firstOperand(argv, 0, program.options);
+  return at === undefined || argv[at] === '--' ? undefined : at;
+}
+
+/**
+ * The index of the first word from `from` on that is not an option of `options` nor an
+ * option's value (or of a `--`); undefined when there is none.
+ */
+function firstOperand(
+  argv: readonly string[],
+  from: number,
+  options: readonly Option[],
+): number | undefined {
+  for (let i = from; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (arg === '--') return undefined;
-    if (arg === '-' || !arg.startsWith('-')) return arg;
-    const option = program.options.find((o) => o.long === arg || o.short === arg);
+    if (arg === '--' || arg === '-' || !arg.startsWith('-')) return i;
+    if (arg.includes('=')) continue; // --url=x carries its value
+    const option = options.find((o) => o.long === arg || o.short === arg);
     if (option !== undefined && !option.isBoolean()) i++;
   }
   return undefined;
+}
+
+/**
+ * `argv` with a `--` after the first operand that follows the subcommand at `at` (`exectl ssh
+ * -q web grep -q x` → `... web -- grep -q x`), so that every later word is the command's, as
+ * ssh, `docker exec` and `kubectl exec` read them. A `--` the user wrote there is kept as the
+ * one.
+ */
+function endOptionsAtFirstOperand(
+  argv: readonly string[],
+  at: number,
+  options: readonly Option[],
+): readonly string[] {
+  const first = firstOperand(argv, at + 1, options);
+  if (first === undefined || argv[first] === '--') return argv;
+  const rest = argv.slice(first + 1);
+  return [...argv.slice(0, first + 1), '--', ...(rest[0] === '--' ? rest.slice(1) : rest)];
 }
 
 /** Commander's help, version and parse errors as an outcome or a usage error. */

@@ -26,10 +26,16 @@ export interface ConfigFile {
 /** What the client runs with once every source has been weighed. */
 export interface Settings {
   url: string;
+  /** Where `url` came from, in words for messages: `--url`, `EXECTL_URL`, `url of profile "p" in <file>`, `the default URL`. */
+  urlFrom: string;
   /** The profile in use, if any. */
   profile: string | undefined;
   /** Private key path from `--key`, `EXECTL_KEY` or the profile; else the signer searches. */
   keyPath: string | undefined;
+  /** Where `keyPath` came from, for messages that name the key that signed. */
+  keyFrom: '--key' | 'EXECTL_KEY' | 'profile' | undefined;
+  /** The config file the profile in use comes from, for messages about its values. */
+  profileFile: string | undefined;
   /** Namespace for command-endpoint tokens, e.g. `v0@localhost`. */
   namespace: string;
 }
@@ -103,10 +109,28 @@ export function resolveSettings(
   }
   const domain = profile.domain ?? DEFAULT_DOMAIN;
   const profileKey = profile.key === undefined ? undefined : expandHome(profile.key, env);
+  const profileFile = profileName === undefined ? undefined : config?.path;
   return {
     url: nonEmpty(flags.url) ?? nonEmpty(env.EXECTL_URL) ?? profile.url ?? DEFAULT_URL,
+    urlFrom:
+      nonEmpty(flags.url) !== undefined
+        ? '--url'
+        : nonEmpty(env.EXECTL_URL) !== undefined
+          ? 'EXECTL_URL'
+          : profile.url !== undefined
+            ? `url of profile "${profileName}" in ${profileFile}`
+            : 'the default URL',
     profile: profileName,
+    profileFile,
     keyPath: nonEmpty(flags.key) ?? nonEmpty(env.EXECTL_KEY) ?? profileKey,
+    keyFrom:
+      nonEmpty(flags.key) !== undefined
+        ? '--key'
+        : nonEmpty(env.EXECTL_KEY) !== undefined
+          ? 'EXECTL_KEY'
+          : profileKey === undefined
+            ? undefined
+            : 'profile',
     namespace:
       nonEmpty(flags.namespace) ??
       nonEmpty(env.EXECTL_NAMESPACE) ??

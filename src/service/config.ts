@@ -1,4 +1,5 @@
-import type { RateLimit } from './http/rate-limit.js';
+import type { FaultTable } from './dispatch/faults.js';
+import type { RateLimit } from './rules/rate-limit.js';
 
 /** A host and port to listen on. Port 0 asks the OS for a free port (tests use it). */
 export interface ListenAddress {
@@ -31,6 +32,13 @@ export interface ServiceConfig {
   log: LogSink;
   /** Per-command deadline (SPEC §2: 30 s). Tests shorten it. */
   commandDeadlineMs: number;
+  /** How long a setup script may run in the background (SPEC §4: 15 minutes). Tests shorten it. */
+  setupDeadlineMs?: number;
+  /**
+   * Failures to inject into `/exec` requests (SPEC §10). Only the library's startServer sets
+   * it, never a flag or a request: absent, no request can meet a fault.
+   */
+  faults?: FaultTable;
 }
 
 export const DEFAULTS = {

@@ -39,11 +39,24 @@ export interface VmShellSession {
  * owns the records. Commands call the store first for checks and this for the machine.
  */
 export interface VmMachines {
-  /** Creates the VM's disk and sandbox and runs its setup script once (422 if that fails). */
+  /**
+   * Creates the VM's disk and sandbox and runs its setup script once; all or nothing (422 if
+   * the script fails, and nothing is left). `--seed` makes its VMs this way.
+   */
   create(vm: VmRecord, signal: AbortSignal): Promise<void>;
+  /**
+   * `new` (SPEC §4): creates the VM's disk (under `signal`; rejects, leaving the disk to
+   * `remove`, when that fails), then runs its setup script in the background for at most 15
+   * minutes. Resolves with the record once the script ended (`running`, or `failed` with the
+   * last line of its output in `setup`) or at `waitUntil` (ms since the epoch; still
+   * `creating`), whichever is first.
+   */
+  createInBackground(vm: VmRecord, signal: AbortSignal, waitUntil: number): Promise<VmRecord>;
+  /** Makes `to`'s disk (a new record) a copy of `from`'s and starts its boot (`cp`); `from` goes on running. */
+  copy(from: VmRecord, to: VmRecord): Promise<void>;
   /** Kills every process of the VM; the disk stays. */
   restart(vm: VmRecord): Promise<void>;
-  /** Kills every process of the VM and deletes its disk. */
+  /** Kills every process of the VM (its setup script too) and deletes its disk. */
   remove(vm: VmRecord): Promise<void>;
   /** Runs `/bin/sh -c command` inside the VM (SPEC §4) and resolves with its exit code. */
   exec(vm: VmRecord, command: string, options: VmExecOptions): Promise<{ exitCode: number }>;

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExectlError } from '../errors.js';
 import { buildRegistry } from './commands/index.js';
@@ -8,7 +9,7 @@ import { createExecHandler } from './http/exec-handler.js';
 import { createHealthHandler } from './http/healthz.js';
 import { sendError } from './http/error-funnel.js';
 import { listenHttp, type HttpListener } from './http/http-server.js';
-import { RateLimiter } from './http/rate-limit.js';
+import { RateLimiter } from './rules/rate-limit.js';
 import { FAILURES_PER_ADDRESS, TokenAuthenticator } from './http/token-auth.js';
 import { createVmProxy } from './http/vm-proxy.js';
 import { cameBack, integrationLoop, newLoopMark } from './integrations/loop.js';
@@ -16,8 +17,36 @@ import { startReflectionListener } from './reflection/index.js';
 import { newLogEntry, runLogged } from './request-log.js';
 import { startSshFrontEnd } from './ssh/index.js';
 import { DATABASE_FILE, lockDataFolder, openStore, type Store } from './store/index.js';
-import { packageVersion } from './version.js';
 import { startVmMachines, type RunningVmMachines } from './vm/index.js';
+
+// The one door from the CLI into the service (only `exectl serve` passes it): what serve
+// needs to read its flags, prepare a data folder, bootstrap the owner, apply a seed and start.
+export {
+  DEFAULTS,
+  parseListenAddress,
+  type ListenAddress,
+  type LogLevel,
+  type LogSink,
+  type ServiceConfig,
+} from './config.js';
+export { parseRateLimit, type RateLimit } from './rules/rate-limit.js';
+export { checkEmail, quote } from './rules/validate.js';
+export {
+  DATABASE_FILE,
+  emptyDataFolder,
+  lockDataFolder,
+  openStore,
+  type Store,
+} from './store/index.js';
+export {
+  bootstrapOwner,
+  ensureAccount,
+  hasNoAccounts,
+  parseKeyLines,
+  type KeyLine,
+  type RejectedKeyLine,
+} from './accounts.js';
+export { applySeed, exportSeed, parseSeed, type Seed } from './seed/index.js';
 
 /** A running service: where it listens, its store, and how to stop it. */
 export interface RunningService {
@@ -37,7 +66,7 @@ export interface RunningService {
  * The composition root of `exectl serve`: takes the data folder's lock (refused while another
  * server holds it), opens the store in `config.dataDir`, starts the VM runtime and every
  * listener, and wires them to the one command registry. The data folder must exist;
- * bootstrapping accounts is the caller's (see bootstrap.ts).
+ * bootstrapping accounts is the caller's (see accounts.ts).
  */
 export async function createService(config: ServiceConfig): Promise<RunningService> {
   // Held until the very end of close(): one server per data folder (SPEC §7).
@@ -73,6 +102,7 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
     const endpoints: ServiceEndpoints = { http: '', ssh: null, reflection: '' };
     const machines = await startVmMachines({ config, store, endpoints });
     closers.push(() => machines.shutdown());
+    machines.recoverCreations();
 
     // Before any front end: VMs are told the reflection listener's address (endpoints).
     // Every request the integrations forward carries it; the listeners refuse it (SPEC §6).
@@ -99,6 +129,7 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
       shutdown: shutdown.signal,
     });
     const proxy = createVmProxy({ deps, auth, rateLimiter });
+    closers.push(() => proxy.close());
     // A request no route takes: one log line like every request, answered by the funnel.
     const refuse = (req: IncomingMessage, res: ServerResponse, refusal: ExectlError) =>
       runLogged(
@@ -157,6 +188,9 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
     }
 
     ready = true;
+    // In the background: the server answers at once, and a request for a VM not booted yet
+    // boots it itself (machines.shutdown ends the boots).
+    void machines.bootRunning();
     return {
       endpoints,
       runtime: machines.runtime,
@@ -169,4 +203,12 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
     await close();
     throw err;
   }
+}
+
+/** exectl's version, from package.json (src/service/ and dist/bundle/ both sit two levels in). */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
 }

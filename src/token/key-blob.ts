@@ -56,9 +56,18 @@ function bitLength(magnitude: Buffer): number {
   return (magnitude.length - 1) * 8 + (magnitude[0] as number).toString(2).length;
 }
 
-function decodeEcPoint(point: Buffer, curve: EcCurve): JsonWebKey {
-  // Only the uncompressed form (0x04 | X | Y) exists in SSH key blobs.
-  if (point.length !== 1 + 2 * curve.size || point[0] !== 0x04) throw invalidKey();
+/**
+ * The public JWK of an EC point in SSH's uncompressed form (0x04 | X | Y, the only one in SSH
+ * key blobs and private keys).
+ *
+ * @throws the error made by `fail` (by default `invalid SSH public key`) for any other form.
+ */
+export function decodeEcPoint(
+  point: Uint8Array,
+  curve: EcCurve,
+  fail: () => Error = invalidKey,
+): JsonWebKey {
+  if (point.length !== 1 + 2 * curve.size || point[0] !== 0x04) throw fail();
   return {
     kty: 'EC',
     crv: curve.jwkName,

@@ -5,13 +5,13 @@ import { listAgentSigners } from './agent.js';
 import { loadPrivateKey, parsePublicKey, type Signer } from './keys.js';
 
 /** The files tried in `~/.ssh` when neither `--key` nor an agent key is available (§1.4). */
-const DEFAULT_KEY_FILES = ['id_ed25519', 'id_ecdsa', 'id_rsa'] as const;
+export const DEFAULT_KEY_FILES = ['id_ed25519', 'id_ecdsa', 'id_rsa'] as const;
 
 /**
  * The agent's keys, or none when no agent is configured or it cannot be reached: a stale
  * SSH_AUTH_SOCK is common and must not stop the key files from being used.
  */
-async function agentSigners(agentSocket: string | undefined): Promise<Signer[]> {
+export async function agentSigners(agentSocket: string | undefined): Promise<Signer[]> {
   if (agentSocket === undefined || agentSocket === '') return [];
   try {
     return await listAgentSigners(agentSocket);
@@ -38,7 +38,8 @@ async function agentKeyMatching(
   return signers.find((s) => s.publicKey.blob.equals(wanted));
 }
 
-async function isFile(path: string): Promise<boolean> {
+/** Whether `path` names a regular file (a key file to try); false when it cannot be read. */
+export async function isFile(path: string): Promise<boolean> {
   try {
     return (await stat(path)).isFile();
   } catch {

@@ -146,6 +146,32 @@ describe('mint: the payload', () => {
     assert.match(quiet.stdout, TOKEN_LINE);
   });
 
+  test('--nbf 1h alone: valid from in one hour until in two', async () => {
+    const token = await mint(['--key', key().path, '--nbf', '1h']);
+    const { exp, nbf } = JSON.parse(payloadOf(token)) as { exp: number; nbf: number };
+    assert.equal(exp - nbf, 3600);
+    assert.ok(Math.abs(nbf - (Date.now() / 1000 + 3600)) < 60, String(nbf));
+  });
+
+  test("inspect's warnings are printed on stderr at mint time", async () => {
+    const result = await cli([
+      'mint',
+      '--key',
+      key().path,
+      '--cmds',
+      'ssh-key',
+      '--ctx',
+      '{"token":"x"}',
+    ]);
+    assert.equal(result.code, 0);
+    assert.match(result.stdout, TOKEN_LINE);
+    assert.equal(
+      result.stderr,
+      'exectl: warning: cmds lists "ssh-key" without any of its subcommands, and a parent grants none (write e.g. "ssh-key list")\n' +
+        'exectl: warning: ctx may hold a secret (ctx.token); ctx is public: anyone with the token can read it\n',
+    );
+  });
+
   test('--vm and --namespace choose the signature namespace', async () => {
     const cases: [string[], string][] = [
       [[], 'v0@localhost'],
@@ -165,26 +191,26 @@ describe('mint: the payload', () => {
     const cases: [string[], string][] = [
       [
         ['--exp', '10x'],
-        '--exp "10x" is neither a duration nor a unix time — use e.g. 30s, 15m, 1h, 7d, 2w, 1y or a unix time such as 1900000000',
+        '--exp "10x" is neither a duration nor a unix time — use e.g. 30s, 15m, 1h, 7d, 2w or 1y, or a unix time such as 1900000000',
       ],
       [
         ['--exp', '1.5h'],
-        '--exp "1.5h" is neither a duration nor a unix time — use e.g. 30s, 15m, 1h, 7d, 2w, 1y or a unix time such as 1900000000',
+        '--exp "1.5h" is neither a duration nor a unix time — use e.g. 30s, 15m, 1h, 7d, 2w or 1y, or a unix time such as 1900000000',
       ],
       [
         ['--nbf=-1h'],
-        '--nbf "-1h" is neither a duration nor a unix time — use e.g. 30s, 15m, 1h, 7d, 2w, 1y or a unix time such as 1900000000',
+        '--nbf "-1h" is neither a duration nor a unix time — use e.g. 30s, 15m, 1h, 7d, 2w or 1y, or a unix time such as 1900000000',
       ],
       [
         ['--exp', '0s'],
-        '--exp "0s" is neither a duration nor a unix time — use e.g. 30s, 15m, 1h, 7d, 2w, 1y or a unix time such as 1900000000',
+        '--exp "0s" is neither a duration nor a unix time — use e.g. 30s, 15m, 1h, 7d, 2w or 1y, or a unix time such as 1900000000',
       ],
       [
         ['--exp', '5000000000'],
         'the permissions would be rejected: exp out of range — check --exp, --nbf, --cmds and --ctx against exectl-mint(1)',
       ],
       [
-        ['--exp', '1h', '--nbf', '2h'],
+        ['--exp', '1900000000', '--nbf', '1900000001'],
         '--nbf is after --exp: the token would never be valid — choose an --nbf before the --exp',
       ],
       [

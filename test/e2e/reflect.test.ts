@@ -1,9 +1,8 @@
 // `exectl reflect` with the built CLI against a real service's reflection listener: run inside
 // a VM (process runtime) and with the VM's EXECTL_REFLECTION_URL; every failure's exit code.
 import assert from 'node:assert/strict';
-import { copyFile, mkdir } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { homeWithOwnerKey, startTestService, type TestService } from '../helpers/service.js';
 import { REPO, assertBuilt, assertOneLineError, exectl, type CliResult } from './harness.js';
 
 let svc: TestService;
@@ -24,9 +23,7 @@ async function ok(args: readonly string[]): Promise<string> {
 before(async () => {
   assertBuilt();
   svc = await startTestService();
-  home = svc.dir.join('home');
-  await mkdir(svc.dir.join('home', '.ssh'), { recursive: true });
-  await copyFile(svc.owner.key.path, svc.dir.join('home', '.ssh', 'id_ed25519'));
+  home = await homeWithOwnerKey(svc);
   await ok(['run', 'new', '--name', 'web', '--tag', 'blue']);
   webUrl = (
     await ok(['ssh', 'web', '--', 'sh', '-c', 'printf %s "$EXECTL_REFLECTION_URL"'])

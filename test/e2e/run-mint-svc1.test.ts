@@ -1,9 +1,8 @@
 // `exectl mint --svc1` with the built CLI against a real service: the svc0 is exchanged through
 // `svc0-to-svc1`, only the svc1 is printed, and it carries the svc0's permissions.
 import assert from 'node:assert/strict';
-import { copyFile, mkdir } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { homeWithOwnerKey, startTestService, type TestService } from '../helpers/service.js';
 import { assertBuilt, assertOneLineError, exectl, type CliResult } from './harness.js';
 
 let svc: TestService;
@@ -12,9 +11,7 @@ let home: string;
 before(async () => {
   assertBuilt();
   svc = await startTestService();
-  home = svc.dir.join('home');
-  await mkdir(svc.dir.join('home', '.ssh'), { recursive: true });
-  await copyFile(svc.owner.key.path, svc.dir.join('home', '.ssh', 'id_ed25519'));
+  home = await homeWithOwnerKey(svc);
 });
 after(() => svc.stop());
 

@@ -3,11 +3,10 @@
 // command that changes state is never sent again (requests counted on the server side).
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { copyFile, mkdir } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { startTestService, type TestService } from '../helpers/service.js';
-import { answerJson, startLoopback, type Loopback } from '../unit/cli/exec-client-loopback.js';
+import { homeWithOwnerKey, startTestService, type TestService } from '../helpers/service.js';
+import { answerJson, startLoopback, type Loopback } from '../unit/cli/exec/loopback.js';
 import { assertBuilt, assertOneLineError, exectl } from './harness.js';
 
 let svc: TestService;
@@ -15,11 +14,10 @@ let home: string;
 
 before(async () => {
   assertBuilt();
-  // One request per key, refilled over 2 s: the second request in a row is refused.
-  svc = await startTestService({ rateLimit: { capacity: 1, refillMs: 2000 } });
-  home = svc.dir.join('home');
-  await mkdir(svc.dir.join('home', '.ssh'), { recursive: true });
-  await copyFile(svc.owner.key.path, svc.dir.join('home', '.ssh', 'id_ed25519'));
+  // One request per key, refilled over 8 s: the second request in a row is refused, even when
+  // the CLI takes seconds to start on a loaded machine (2 s was seen to let it through).
+  svc = await startTestService({ rateLimit: { capacity: 1, refillMs: 8000 } });
+  home = await homeWithOwnerKey(svc);
 });
 after(() => svc.stop());
 
@@ -32,8 +30,8 @@ describe('429 from the real service', () => {
     assert.deepEqual([first.code, first.stderr], [0, '']);
     const second = await exectl(['--url', svc.url, 'run', 'whoami'], { home });
     assert.equal(second.code, 0, second.stderr);
-    // 2 s, or 1 s when the CLI took over a second to start: whole seconds until a token is back.
-    assert.match(second.stderr, /^exectl: rate limited — trying again in [12]s \(try 2 of 3\)\n$/);
+    // Whole seconds until a token is back: 8 s less the time the CLI took to start.
+    assert.match(second.stderr, /^exectl: rate limited — trying again in [1-8]s \(try 2 of 3\)\n$/);
     assert.equal(JSON.parse(second.stdout).email, 'owner@example.com');
     // Had the CLI not waited, its retry would have been refused too.
     assert.deepEqual(statuses(), [200, 429, 200]);

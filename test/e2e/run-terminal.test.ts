@@ -3,11 +3,10 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startTestService, type TestService } from '../helpers/service.js';
-import { answerJson, startLoopback, type Loopback } from '../unit/cli/exec-client-loopback.js';
+import { homeWithOwnerKey, startTestService, type TestService } from '../helpers/service.js';
+import { answerJson, startLoopback, type Loopback } from '../unit/cli/exec/loopback.js';
 import { REPO, assertBuilt, exectl } from './harness.js';
 
 const GIVE_UP_MS = 20_000;
@@ -20,9 +19,7 @@ let whoami: unknown;
 before(async () => {
   assertBuilt();
   svc = await startTestService();
-  home = svc.dir.join('home');
-  await mkdir(join(home, '.ssh'), { recursive: true });
-  await copyFile(svc.owner.key.path, join(home, '.ssh', 'id_ed25519'));
+  home = await homeWithOwnerKey(svc);
   const piped = await exectl(['--url', svc.url, 'run', 'whoami'], { home });
   assert.equal(piped.code, 0, piped.stderr);
   whoami = JSON.parse(piped.stdout);

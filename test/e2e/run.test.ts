@@ -1,13 +1,13 @@
 // `exectl run` as a user runs it (the built CLI) against a real service: the exit code and the
 // one stderr line of every status, the token sources, and the scope of an auto-minted token.
 import assert from 'node:assert/strict';
-import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
-import { postExec } from '../../src/cli/exec-client.js';
-import { mintRequestToken } from '../../src/cli/request-token.js';
-import { loadPrivateKey } from '../../src/token/keys.js';
+import { postExec } from '../../src/cli/exec/http.js';
+import { mintRequestToken } from '../../src/cli/exec/token.js';
+import { loadPrivateKey, parsePublicKey } from '../../src/token/keys.js';
 import { generateKey } from '../helpers/keys.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { homeWithOwnerKey, startTestService, type TestService } from '../helpers/service.js';
 import { assertBuilt, assertOneLineError, exectl, type CliResult } from './harness.js';
 
 const FAR = 4_000_000_000;
@@ -19,10 +19,7 @@ before(async () => {
   assertBuilt();
   svc = await startTestService();
   // The user's home holds the owner's key as the default key: `run` mints with it.
-  home = svc.dir.join('home');
-  await mkdir(svc.dir.join('home', '.ssh'), { recursive: true });
-  await copyFile(svc.owner.key.path, svc.dir.join('home', '.ssh', 'id_ed25519'));
-  await copyFile(svc.owner.key.pubPath, svc.dir.join('home', '.ssh', 'id_ed25519.pub'));
+  home = await homeWithOwnerKey(svc);
 });
 after(() => svc.stop());
 
@@ -65,17 +62,27 @@ describe('exit code and message of each status (SPEC §8)', () => {
     );
   });
 
-  test('401 → 3: an expired token, and a key the server does not know', async () => {
+  test('401 → 3: each names the key that signed and where it came from', async () => {
     const expired = await svc.token('{"exp":1000000000}');
-    const hint =
-      'mint a fresh token (exectl mint), and check that its key is registered (ssh-key list)';
+    const owner = fingerprintOfKey(svc.owner.key.publicKeyLine);
+    const hint = '`exectl auth status` shows which key signs and whether the server knows it';
     assertOneLineError(
       await run(['--token', expired, 'whoami']),
       3,
-      `invalid token: expired — ${hint}`,
+      `invalid token: expired (the token given with --token (signed by key ${owner})) — ${hint}`,
+    );
+    assertOneLineError(
+      await run(['whoami'], { EXECTL_TOKEN: 'svc1.AAAAAAAAAAAAAAAAAAAAAAAAAA' }),
+      3,
+      `invalid token (the token from EXECTL_TOKEN) — ${hint}`,
     );
     const stranger = await generateKey(svc.dir.path, 'ed25519', { name: 'stranger' });
-    assertOneLineError(await run(['--key', stranger.path, 'whoami']), 3, `invalid token — ${hint}`);
+    const strange = fingerprintOfKey(stranger.publicKeyLine);
+    assertOneLineError(
+      await run(['--key', stranger.path, 'whoami']),
+      3,
+      `invalid token (key ${strange} from file ${stranger.path}) — ${hint}`,
+    );
   });
 
   test('403 → 4: the token does not allow the command', async () => {
@@ -198,3 +205,7 @@ describe('where the token comes from', () => {
     for (const line of svc.logs) assert.ok(!/svc[01]\./.test(line), line);
   });
 });
+
+function fingerprintOfKey(publicKeyLine: string): string {
+  return parsePublicKey(publicKeyLine).fingerprint;
+}

@@ -57,7 +57,7 @@ describe('bad values: exit 2, one line, nothing started', () => {
     [
       ['--rate-limit', '5'],
       {},
-      '--rate-limit: invalid rate limit "5": expected N/DURATION such as 60/60s, or 0 — N requests per DURATION (ms, s, m or h), e.g. 60/60s; 0 turns it off',
+      '--rate-limit: invalid rate limit "5": expected N/DURATION such as 60/60s, or 0 — N requests per DURATION (500ms, 30s, 15m, 1h, 7d…), e.g. 60/60s; 0 turns it off',
     ],
     [
       ['--domain', 'Ex_ample'],
@@ -169,6 +169,8 @@ describe('environment variables', () => {
         EXECTL_DOMAIN: 'exectl.test',
         EXECTL_RATE_LIMIT: '1/1h',
         EXECTL_LOG_LEVEL: 'warn',
+        // No exectl on PATH: the banner's first command goes through npx.
+        PATH: '/usr/bin:/bin',
       },
     });
     const banner = server.stderr();
@@ -176,7 +178,9 @@ describe('environment variables', () => {
     assert.ok(banner.includes(`  Keys        ${await fingerprint(key)}  me@desk\n`), banner);
     assert.ok(banner.includes(`              ${await fingerprint(other)}  me@ci\n`), banner);
     assert.ok(
-      banner.includes(`  Try:  exectl run --url ${server.url} --namespace v0@exectl.test whoami\n`),
+      banner.includes(
+        `  Try:  npx exectl run --url ${server.url} --namespace v0@exectl.test whoami\n`,
+      ),
     );
 
     const payload = JSON.stringify({ cmds: ['whoami'] });

@@ -30,13 +30,15 @@ test('groff renders it without a warning; no line passes 80 columns', async () =
   );
 });
 
-test('every flag of serve, its accounts commands and reset is documented; serve flags with their variable', async () => {
+test('every flag of serve, its accounts commands, reset, export and import is documented; serve flags with their variable', async () => {
   const helps: [string[], boolean][] = [
     [['serve'], true],
     [['serve', 'accounts', 'add'], false],
     [['serve', 'accounts', 'list'], false],
     [['serve', 'accounts', 'remove'], false],
     [['serve', 'reset'], false],
+    [['serve', 'export'], false],
+    [['serve', 'import'], false],
   ];
   for (const [command, withVariables] of helps) {
     const help = await exectl([...command, '--help'], { home: dir.path });
@@ -63,6 +65,7 @@ test('the sections a reader looks for are there', () => {
     'SEED FILE',
     'ACCOUNTS',
     'RESET',
+    'EXPORT AND IMPORT',
     'HEALTH CHECK',
     'LOGS',
     'SIGNALS',

@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
 import { generateKey, run, type GeneratedKey } from '../helpers/keys.js';
@@ -27,9 +29,13 @@ before(async () => {
   dir = await createTempDir('e2e-serve');
   key = await generateKey(dir.path, 'ed25519', { name: 'me', comment: 'me@laptop' });
   fingerprint = (await run('ssh-keygen', ['-lf', key.pubPath])).stdout.split(' ')[1]!;
+  // An `exectl` on PATH (as `npm install -g .` puts it): the banner's first command uses it.
+  const bin = join(dir.path, 'bin');
+  await mkdir(bin);
+  await writeFile(join(bin, 'exectl'), '#!/bin/sh\n', { mode: 0o755 });
   server = await startServe(
     ['--ephemeral', ...TEST_FLAGS, '--owner', 'me@example.com', '--authorized-key', key.pubPath],
-    { home: dir.path },
+    { home: dir.path, env: { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}` } },
   );
 });
 after(async () => {

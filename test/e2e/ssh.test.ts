@@ -2,15 +2,16 @@
 // `process` runtime): argv arrives byte for byte, output streams to stdout, and the exit code is
 // the VM command's, from the X-Exec-Exit header (small output) or trailer (over 1 MiB).
 import assert from 'node:assert/strict';
-import { copyFile, mkdir } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { postExec } from '../../src/cli/exec-client.js';
-import { mintRequestToken } from '../../src/cli/request-token.js';
+import { postExec } from '../../src/cli/exec/http.js';
+import { mintRequestToken } from '../../src/cli/exec/token.js';
 import { loadPrivateKey } from '../../src/token/keys.js';
 import { run } from '../helpers/keys.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { homeWithOwnerKey, startTestService, type TestService } from '../helpers/service.js';
 import { REPO, assertBuilt, assertOneLineError, exectl, type CliResult } from './harness.js';
 
 const FAR = 4_000_000_000;
@@ -21,9 +22,7 @@ let home: string;
 before(async () => {
   assertBuilt();
   svc = await startTestService();
-  home = svc.dir.join('home');
-  await mkdir(svc.dir.join('home', '.ssh'), { recursive: true });
-  await copyFile(svc.owner.key.path, svc.dir.join('home', '.ssh', 'id_ed25519'));
+  home = await homeWithOwnerKey(svc);
   const created = await exectl(['--url', svc.url, 'run', 'new', '--name', 'web'], { home });
   assert.equal(created.code, 0, created.stderr);
 });
@@ -59,6 +58,21 @@ describe('argv round trip', () => {
   test('a first word such as --help belongs to the program, not to ssh', async () => {
     const result = await ssh(['web', '--', 'sh', '-c', 'printf "[%s]" "$@"', 'sh', '--help', '-q']);
     assert.deepEqual([result.code, result.stdout, result.stderr], [0, '[--help][-q]', '']);
+  });
+
+  test("parsing stops at the VM name: -q, --help and --token are the program's", async () => {
+    const quiet = await ssh(['web', 'grep', '-q', 'root', '/etc/passwd']);
+    assert.deepEqual([quiet.code, quiet.stdout, quiet.stderr], [0, '', '']);
+    const help = await ssh(['web', 'grep', '--help']);
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stdout, /^Usage: grep /);
+    const echo = await ssh(['web', 'echo', '--token', 'x', '--url', 'y', '--']);
+    assert.deepEqual([echo.code, echo.stdout, echo.stderr], [0, '--token x --url y --\n', '']);
+  });
+
+  test("exectl's own flags go before the VM name", async () => {
+    const result = await exectl(['ssh', '--url', svc.url, '-q', 'web', 'echo', '-q'], { home });
+    assert.deepEqual([result.code, result.stdout, result.stderr], [0, '-q\n', '']);
   });
 
   test('without --, flags exectl does not know pass through', async () => {
@@ -167,6 +181,34 @@ describe('the same VM commands through exectl run', () => {
   });
 });
 
+test('output streams: the first line arrives at least 1.5 s before the second', async () => {
+  const child = spawn(
+    process.execPath,
+    [
+      join(REPO, 'bin', 'exectl.js'),
+      '--url',
+      svc.url,
+      'ssh',
+      'web',
+      'sh',
+      '-c',
+      'echo a; sleep 2; echo b',
+    ],
+    { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, NO_COLOR: '1' } },
+  );
+  const arrivals: { text: string; at: number }[] = [];
+  child.stdout.on('data', (chunk: Buffer) =>
+    arrivals.push({ text: chunk.toString('utf8'), at: performance.now() }),
+  );
+  const [code] = (await once(child, 'close')) as [number];
+  assert.equal(code, 0);
+  assert.deepEqual(
+    arrivals.map((a) => a.text),
+    ['a\n', 'b\n'],
+  );
+  assert.ok(arrivals[1]!.at - arrivals[0]!.at >= 1500, JSON.stringify(arrivals));
+});
+
 test('a reader that goes away early ends nothing badly: no hang, no error line', async () => {
   const bin = [process.execPath, join(REPO, 'bin', 'exectl.js')].join(' ');
   const script = [
@@ -182,27 +224,37 @@ describe('a command past the deadline', () => {
   before(async () => {
     quick = await startTestService({ commandDeadlineMs: 1000 });
     const made = await exectl(['--url', quick.url, 'run', 'new', '--name', 'slow'], {
-      home: await keyHome(quick),
+      home: await homeWithOwnerKey(quick),
     });
     assert.equal(made.code, 0, made.stderr);
   });
   after(() => quick.stop());
 
+  test('what arrived before the timeout is printed, then the one-line error (7)', async () => {
+    const result = await exectl(
+      ['--url', quick.url, 'ssh', 'slow', 'sh', '-c', 'echo partial; sleep 10'],
+      {
+        home: await homeWithOwnerKey(quick),
+      },
+    );
+    assert.deepEqual(
+      { code: result.code, stdout: result.stdout, stderr: result.stderr },
+      {
+        code: 7,
+        stdout: 'partial\n',
+        stderr:
+          'exectl: command timed out after 1s — its output so far is above; run long jobs in the background (nohup, setsid)\n',
+      },
+    );
+  });
+
   test('504 → 7', async () => {
     assertOneLineError(
       await exectl(['--url', quick.url, 'ssh', 'slow', '--', 'sleep', '10'], {
-        home: await keyHome(quick),
+        home: await homeWithOwnerKey(quick),
       }),
       7,
       'command timed out after 1s — commands stop after 30 s: run long jobs in a VM in the background (nohup, setsid)',
     );
   });
 });
-
-/** A home folder in `service`'s temp dir holding its owner's key as the default key. */
-async function keyHome(service: TestService): Promise<string> {
-  const dir = service.dir.join('home');
-  await mkdir(join(dir, '.ssh'), { recursive: true });
-  await copyFile(service.owner.key.path, join(dir, '.ssh', 'id_ed25519'));
-  return dir;
-}

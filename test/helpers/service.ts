@@ -1,9 +1,11 @@
-import { mkdir } from 'node:fs/promises';
+import { copyFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createService, type RunningService } from '../../src/service/index.js';
 import type { ServiceConfig } from '../../src/service/config.js';
 import { parsePublicKey } from '../../src/token/keys.js';
 import { generateKey, mintWithShellRecipe, type GeneratedKey, type KeyKind } from './keys.js';
 import { createTempDir, type TempDir } from './tmp.js';
+import { testServiceConfig } from './config.js';
 
 /** A real service on loopback ports chosen by the OS, with one owner account and key. */
 export interface TestService {
@@ -30,19 +32,7 @@ export async function startTestService(
   const dataDir = dir.join('data');
   await mkdir(dataDir);
   const logs: string[] = [];
-  const config: ServiceConfig = {
-    listen: { host: '127.0.0.1', port: 0 },
-    sshListen: null,
-    reflectionListen: { host: '127.0.0.1', port: 0 },
-    dataDir,
-    domain: 'localhost',
-    tls: null,
-    runtime: 'process',
-    rateLimit: null,
-    log: (line) => logs.push(line),
-    commandDeadlineMs: 30_000,
-    ...overrides,
-  };
+  const config = testServiceConfig({ dataDir, log: (line) => logs.push(line), ...overrides });
   const service = await createService(config);
 
   const addAccount = async (email: string, kind: KeyKind = 'ed25519') => {
@@ -74,4 +64,16 @@ export async function startTestService(
       await dir.remove();
     },
   };
+}
+
+/**
+ * A home folder in `service`'s temp dir (`<dir>/home`) whose `~/.ssh/id_ed25519` (and `.pub`)
+ * is the owner's key: the built CLI run with this HOME signs as the owner by default.
+ */
+export async function homeWithOwnerKey(service: TestService): Promise<string> {
+  const home = service.dir.join('home');
+  await mkdir(join(home, '.ssh'), { recursive: true });
+  await copyFile(service.owner.key.path, join(home, '.ssh', 'id_ed25519'));
+  await copyFile(service.owner.key.pubPath, join(home, '.ssh', 'id_ed25519.pub'));
+  return home;
 }

@@ -40,27 +40,124 @@ test('src/ has source files to check', () => {
   assert.ok(files.length > 0);
 });
 
+type SourceFile = { rel: string; text: string };
+
+/** The service root holds what the service is made of; everything else lives in a room. */
+const SERVICE_ROOT = new Set(['index.ts', 'config.ts', 'deps.ts', 'request-log.ts', 'accounts.ts']);
+
+/**
+ * The import rules of ARCHITECTURE.md, as one sentence per broken rule: token/ imports nothing
+ * from cli/ or service/; service/ never imports cli/; cli/ reaches service/ only through
+ * service/index.ts, and only from its serve command (files under or named `commands/serve`);
+ * no file sits in the service root but those listed.
+ */
+function roomViolations(sources: readonly SourceFile[]): string[] {
+  const found: string[] = [];
+  for (const f of sources) {
+    const specs = imports(f);
+    if (room(f.rel) === 'token') {
+      for (const s of specs.filter((s) => /^(cli|service)\//.test(s))) {
+        found.push(`${f.rel} imports ${s}: token/ is a library of its own`);
+      }
+    }
+    if (room(f.rel) === 'service') {
+      for (const s of specs.filter((s) => s.startsWith('cli/'))) {
+        found.push(`${f.rel} imports ${s}: service/ never imports cli/`);
+      }
+      const parts = f.rel.split('/');
+      if (parts.length === 2 && !SERVICE_ROOT.has(parts[1]!)) {
+        found.push(`${f.rel} is in the service root: give it a room`);
+      }
+    }
+    if (room(f.rel) === 'cli') {
+      const serve = f.rel.includes('commands/serve');
+      for (const s of specs.filter((s) => s.startsWith('service/'))) {
+        if (!serve) found.push(`${f.rel} imports ${s}: only serve reaches the service`);
+        else if (s.replace(/\.js$/, '') !== 'service/index') {
+          found.push(`${f.rel} imports ${s}: the CLI goes through service/index.ts`);
+        }
+      }
+    }
+  }
+  return found;
+}
+
+const violations = roomViolations(files);
+const violationsOf = (prefix: string) => violations.filter((v) => v.startsWith(prefix));
+
 test('token/ imports nothing from cli/ or service/', () => {
-  for (const f of files.filter((f) => room(f.rel) === 'token')) {
-    for (const spec of imports(f)) {
-      assert.ok(!/^(cli|service)\//.test(spec), `${f.rel} imports ${spec}`);
-    }
-  }
+  assert.deepEqual(violationsOf('token/'), []);
 });
 
-test('service/ never imports cli/', () => {
-  for (const f of files.filter((f) => room(f.rel) === 'service')) {
-    for (const spec of imports(f)) assert.ok(!spec.startsWith('cli/'), `${f.rel} imports ${spec}`);
-  }
+test('service/ never imports cli/, and its root holds only what the service is made of', () => {
+  assert.deepEqual(violationsOf('service/'), []);
 });
 
-test('cli/ reaches service/ only from cli/commands/serve*.ts', () => {
-  for (const f of files.filter((f) => room(f.rel) === 'cli')) {
-    if (/^cli\/commands\/serve[\w-]*\.ts$/.test(f.rel)) continue;
-    for (const spec of imports(f)) {
-      assert.ok(!spec.startsWith('service/'), `${f.rel} imports ${spec}`);
-    }
-  }
+test('cli/ reaches service/ only through service/index.ts, from its serve command', () => {
+  assert.deepEqual(violationsOf('cli/'), []);
+});
+
+test('every import rule holds', () => {
+  assert.deepEqual(violations, []);
+});
+
+// The rules must be able to fail: each broken rule, on a made-up file, is reported.
+const BROKEN: readonly [SourceFile, string][] = [
+  [
+    {
+      rel: 'cli/commands/serve-run.ts',
+      text: "import { openStore } from '../../service/store/index.js';",
+    },
+    'cli/commands/serve-run.ts imports service/store/index.js: the CLI goes through service/index.ts',
+  ],
+  [
+    {
+      rel: 'cli/commands/serve/run.ts',
+      text: "import { checkEmail } from '../../../service/rules/validate.js';",
+    },
+    'cli/commands/serve/run.ts imports service/rules/validate.js: the CLI goes through service/index.ts',
+  ],
+  [
+    { rel: 'cli/commands/run.ts', text: "import { createService } from '../../service/index.js';" },
+    'cli/commands/run.ts imports service/index.js: only serve reaches the service',
+  ],
+  [
+    { rel: 'cli/program.ts', text: "const m = await import('../service/config.js');" },
+    'cli/program.ts imports service/config.js: only serve reaches the service',
+  ],
+  [
+    { rel: 'service/helpers.ts', text: '' },
+    'service/helpers.ts is in the service root: give it a room',
+  ],
+  [
+    { rel: 'service/http/x.ts', text: "import { main } from '../../cli/main.js';" },
+    'service/http/x.ts imports cli/main.js: service/ never imports cli/',
+  ],
+  [
+    { rel: 'token/x.ts', text: "export { DEFAULTS } from '../service/config.js';" },
+    'token/x.ts imports service/config.js: token/ is a library of its own',
+  ],
+];
+
+for (const [file, sentence] of BROKEN) {
+  test(`the import rules catch: ${sentence}`, () => {
+    assert.deepEqual(roomViolations([file]), [sentence]);
+  });
+}
+
+test('the serve command may import service/index.ts, from either layout', () => {
+  const ok = [
+    {
+      rel: 'cli/commands/serve-run.ts',
+      text: "import { createService } from '../../service/index.js';",
+    },
+    {
+      rel: 'cli/commands/serve/run.ts',
+      text: "import { DEFAULTS } from '../../../service/index.js';",
+    },
+    { rel: 'service/accounts.ts', text: '' },
+  ];
+  assert.deepEqual(roomViolations(ok), []);
 });
 
 test('only service/store/ imports better-sqlite3', () => {

@@ -22,3 +22,33 @@ test('one binary, an ES module package, Node 20 or newer', () => {
   assert.equal(pkg.type, 'module');
   assert.equal(pkg.engines.node, '>=20');
 });
+
+test('the library: exports and types point at the built index, beside the bin', () => {
+  const { exports, types } = JSON.parse(readFileSync('package.json', 'utf8')) as {
+    exports: unknown;
+    types: string;
+  };
+  assert.deepEqual(exports, {
+    '.': { types: './dist/index.d.ts', import: './dist/index.js' },
+    './package.json': './package.json',
+  });
+  assert.equal(types, 'dist/index.d.ts');
+});
+
+test('src/index.ts only re-exports', () => {
+  const statements = readFileSync('src/index.ts', 'utf8')
+    .replace(/^\/\/.*$/gm, '')
+    .split(';')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  for (const statement of statements) {
+    assert.match(statement, /^export (type )?\{[^}]*\} from '\.\/[\w/.-]+\.js'$/s, statement);
+  }
+});
+
+test('README "Use it from your tests" quotes test/e2e/library-example.test.ts whole', () => {
+  const readme = readFileSync('README.md', 'utf8');
+  const section = readme.slice(readme.indexOf('## Use it from your tests'));
+  const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+  assert.equal(block, readFileSync('test/e2e/library-example.test.ts', 'utf8'));
+});

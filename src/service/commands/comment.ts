@@ -1,5 +1,5 @@
 import { json, type ServiceCommand } from './shared/command.js';
-import { checkComment, MAX_COMMENT_BYTES } from './shared/validate.js';
+import { checkComment, MAX_COMMENT_BYTES } from '../rules/validate.js';
 import { findOwnVm } from './shared/vm-access.js';
 
 interface CommentData {

@@ -1,6 +1,7 @@
 import type { ServiceDeps } from '../deps.js';
 import { CommandRegistry } from '../dispatch/registry.js';
 import { commentCommand } from './comment.js';
+import { cpCommand } from './cp.js';
 import { helpCommand } from './help.js';
 import { INTEGRATIONS_COMMANDS, INTEGRATIONS_GROUP } from './integrations/index.js';
 import { lsCommand } from './ls.js';
@@ -11,11 +12,9 @@ import { newCommand } from './new.js';
 import { renameCommand } from './rename.js';
 import { restartCommand } from './restart.js';
 import { rmCommand } from './rm.js';
-import { shareAddCommand } from './share/add.js';
+import { shareAddCommand, shareRemoveCommand } from './share/users.js';
 import { sharePortCommand } from './share/port.js';
-import { shareRemoveCommand } from './share/remove.js';
-import { shareSetPrivateCommand } from './share/set-private.js';
-import { shareSetPublicCommand } from './share/set-public.js';
+import { shareSetPrivateCommand, shareSetPublicCommand } from './share/visibility.js';
 import { shareShowCommand } from './share/show.js';
 import { sshCommand } from './ssh.js';
 import { sshKeyAddCommand } from './ssh-key/add.js';
@@ -25,16 +24,16 @@ import { sshKeyRemoveCommand } from './ssh-key/remove.js';
 import { sshKeyRenameCommand } from './ssh-key/rename.js';
 import { svc0ToSvc1Command } from './svc0-to-svc1.js';
 import { tagCommand } from './tag.js';
-import { teamAddCommand } from './team/add.js';
+import { teamAddCommand, teamRemoveCommand } from './team/membership.js';
+import { teamLeaveCommand } from './team/leave.js';
 import { teamMembersCommand } from './team/members.js';
-import { teamRemoveCommand } from './team/remove.js';
 import { teamCommand } from './team/show.js';
 import { whoamiCommand } from './whoami.js';
 
 /**
  * The service's command tree (SPEC §3), in the order `help` lists it: account and VM commands,
  * then the `ssh-key` and `share` groups, then `team` (a command that is also the parent of
- * `team members|add|remove`), then the `integrations` group and `ssh`. A fresh registry per
+ * `team members|add|remove|leave`), then the `integrations` group and `ssh`. A fresh registry per
  * call: it holds no state of its own.
  */
 export function buildRegistry(): CommandRegistry<ServiceDeps> {
@@ -44,6 +43,7 @@ export function buildRegistry(): CommandRegistry<ServiceDeps> {
     whoamiCommand,
     lsCommand,
     newCommand,
+    cpCommand,
     rmCommand,
     restartCommand,
     renameCommand,
@@ -81,7 +81,13 @@ export function buildRegistry(): CommandRegistry<ServiceDeps> {
     registry.register(command);
   }
 
-  for (const command of [teamCommand, teamMembersCommand, teamAddCommand, teamRemoveCommand]) {
+  for (const command of [
+    teamCommand,
+    teamMembersCommand,
+    teamAddCommand,
+    teamRemoveCommand,
+    teamLeaveCommand,
+  ]) {
     registry.register(command);
   }
 

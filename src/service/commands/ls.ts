@@ -1,6 +1,6 @@
 import { json, type ServiceCommand } from './shared/command.js';
-import { listCell, optionalCell, textTable } from './shared/text-table.js';
-import { vmListing, type VmListing } from './shared/vm-view.js';
+import { listCell, optionalCell, textTable } from '../../text-table.js';
+import { vmListing, type VmListing } from './vm-view.js';
 
 interface LsData {
   vms: VmListing[];

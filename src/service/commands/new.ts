@@ -1,25 +1,18 @@
-import { commandFailed } from '../../errors.js';
-import { StoreConflictError, type NewVm, type VmRecord } from '../store/index.js';
-import { json, type ServiceCommand, type ServiceContext } from './shared/command.js';
-import { emojiFor } from './shared/emoji.js';
-import { makeMachineOrDiscard } from './shared/make-machine.js';
-import { randomVmName } from './shared/random-name.js';
-import { listCell, textRecord, optionalCell } from './shared/text-table.js';
-import { checkComment, checkTag, checkVmName, parseEnv } from './shared/validate.js';
-import { vmSummary, type VmSummary } from './shared/vm-view.js';
-
-/** Random names tried before giving up (1600 combinations: collisions stay rare). */
-const RANDOM_NAME_TRIES = 20;
-
-type NewVmFields = Omit<NewVm, 'name' | 'emoji'>;
+import { json, type ServiceCommand } from './shared/command.js';
+import { makeMachineInBackground } from '../rules/make-machine.js';
+import { storeNewVm, type NewVmFields } from './shared/new-record.js';
+import { listCell, textRecord, optionalCell } from '../../text-table.js';
+import { checkComment, checkTag, checkVmName, parseEnv } from '../rules/validate.js';
+import { vmSummary, type VmSummary } from './vm-view.js';
 
 /**
  * `new [--name N] [--tag T]... [--comment C] [--integration I]... [--env K=V]...
  * [--setup-script S]` — creates a VM owned by the caller. Every input is checked first; then
  * the record is stored (status `creating`, so the name is taken at once), then the machine is
- * made and the setup script runs once inside. If that fails or the deadline passes, the
- * machine is removed and the record deleted, and the failure is answered. On success the
- * status is `running`. Without `--name` the VM gets a random free `adjective-noun` name.
+ * made (if that fails, it is removed and the record deleted) and the setup script starts
+ * inside, in the background. The answer comes when the script ended (`running`; a failed
+ * script is a 422 and leaves the VM `failed`) or after 25 s (`creating`, the script goes on for
+ * at most 15 minutes). Without `--name` the VM gets a random free `adjective-noun` name.
  */
 export const newCommand: ServiceCommand = {
   path: 'new',
@@ -43,7 +36,8 @@ export const newCommand: ServiceCommand = {
     {
       name: 'setup-script',
       type: 'string',
-      description: 'Shell script run once inside the VM when it is created',
+      description:
+        'Shell script run once inside the VM as root when it is created; new answers when it ends or after 25 s (status creating), it runs at most 15 minutes, output in /var/log/exectl-setup.log',
     },
   ],
   args: [],
@@ -66,11 +60,11 @@ export const newCommand: ServiceCommand = {
       setupScript: flags.string('setup-script') ?? null,
       integrations: [...new Set(flags.strings('integration'))],
     };
-    const vm = given === undefined ? createWithRandomName(ctx, fields) : create(ctx, given, fields);
+    const vm = storeNewVm(ctx, given, fields);
     return json(
       vmSummary(
         ctx.deps,
-        await makeMachineOrDiscard(ctx.deps, vm, ctx.signal, (line, level) =>
+        await makeMachineInBackground(ctx.deps, vm, ctx.signal, (line, level) =>
           ctx.deps.config.log(`req=${ctx.requestId} new: ${line}`, level),
         ),
       ),
@@ -87,21 +81,3 @@ export const newCommand: ServiceCommand = {
     ]);
   },
 };
-
-function create(ctx: ServiceContext, name: string, fields: NewVmFields): VmRecord {
-  return ctx.deps.store.createVm({ ...fields, name, emoji: emojiFor(name) });
-}
-
-/** Random names until one is free; the store's uniqueness check settles races. */
-function createWithRandomName(ctx: ServiceContext, fields: NewVmFields): VmRecord {
-  for (let attempt = 0; attempt < RANDOM_NAME_TRIES; attempt += 1) {
-    const name = randomVmName();
-    if (ctx.deps.store.getVmByName(name) !== undefined) continue;
-    try {
-      return create(ctx, name, fields);
-    } catch (error) {
-      if (!(error instanceof StoreConflictError && error.kind === 'duplicate')) throw error;
-    }
-  }
-  throw commandFailed('no free random vm name found: choose one with --name');
-}

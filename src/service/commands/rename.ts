@@ -1,5 +1,5 @@
 import { json, type ServiceCommand } from './shared/command.js';
-import { checkVmName } from './shared/validate.js';
+import { checkVmName } from '../rules/validate.js';
 import { findOwnVm } from './shared/vm-access.js';
 
 interface RenameData {

@@ -1,3 +1,4 @@
+import { commandFailed } from '../../errors.js';
 import { json, type ServiceCommand } from './shared/command.js';
 import { findOwnVm } from './shared/vm-access.js';
 
@@ -7,12 +8,15 @@ interface RestartData {
 }
 
 /**
- * `restart <vm>` — kills every process of one of the caller's VMs (background ones too); its
- * disk stays. Owner only: a user the VM is shared with may run commands in it, not restart it.
+ * `restart <vm>` — reboots one of the caller's VMs: every process (background ones too) is
+ * killed, its disk stays, it boots again and its `/etc/rc.local` runs. The VM is `running`
+ * afterwards (a `failed` or `stopped` one too). Owner only: a user the VM is shared with may
+ * run commands in it, not restart it. Refused while its setup script runs.
  */
 export const restartCommand: ServiceCommand = {
   path: 'restart',
-  description: 'Stop every process of your VM; its disk stays (owner only)',
+  description:
+    'Reboot your VM: every process stops, its disk stays, /etc/rc.local runs again (owner only)',
   usage: 'restart <vm>',
   flags: [],
   args: [{ name: 'vm', required: true }],
@@ -20,6 +24,11 @@ export const restartCommand: ServiceCommand = {
   mutates: true,
   async run(ctx, input) {
     const vm = findOwnVm(ctx, input.args[0] ?? '', 'restart it');
+    if (vm.status === 'creating') {
+      throw commandFailed(`vm "${vm.name}" is still being created`, {
+        hint: `its setup script is running: restart it once "stat ${vm.name}" shows it running`,
+      });
+    }
     await ctx.deps.machines.restart(vm);
     const data: RestartData = { vm_name: vm.name, status: 'restarted' };
     return json(data);

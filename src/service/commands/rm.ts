@@ -1,6 +1,6 @@
 import { ExectlError } from '../../errors.js';
 import { json, type ServiceCommand } from './shared/command.js';
-import { listCell, textTable } from './shared/text-table.js';
+import { listCell, textTable } from '../../text-table.js';
 import { findOwnVm } from './shared/vm-access.js';
 
 interface RmData {

@@ -1,6 +1,6 @@
 import { newSvc1 } from '../../token/format.js';
 import { json, type ServiceCommand } from './shared/command.js';
-import { verifyOwnSvc0 } from './shared/own-svc0.js';
+import { verifyOwnSvc0 } from './own-svc0.js';
 import { tokenNamespace } from './shared/token-options.js';
 import { findVisibleVm } from './shared/vm-access.js';
 

@@ -1,6 +1,6 @@
 import { json, type ServiceCommand } from './shared/command.js';
-import { listCell } from './shared/text-table.js';
-import { checkTag } from './shared/validate.js';
+import { listCell } from '../../text-table.js';
+import { checkTag } from '../rules/validate.js';
 import { findOwnVm } from './shared/vm-access.js';
 
 interface TagData {

@@ -1,5 +1,5 @@
 import { json, type ServiceCommand } from './shared/command.js';
-import { textRecord, textTable } from './shared/text-table.js';
+import { textRecord, textTable } from '../../text-table.js';
 
 interface WhoamiData {
   email: string;

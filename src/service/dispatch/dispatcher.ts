@@ -3,6 +3,7 @@ import { parseArgs } from './args.js';
 import { authorize } from './authorize.js';
 import { startDeadline, type Deadline } from './deadline.js';
 import type { StopSubscription } from './stop.js';
+import type { FaultTable } from './faults.js';
 import { commandHelp, renderHelpText } from './help-doc.js';
 import { lexCommandLine } from '../../shell-words.js';
 import type { CommandRegistry } from './registry.js';
@@ -33,6 +34,8 @@ export interface DispatchOptions {
    * the path of a request that then fails with 403, 422 or 504.
    */
   onResolved?: (path: string) => void;
+  /** Injected failures (SPEC §10), consulted once the command is authorized; see faults.ts. */
+  faults?: FaultTable | undefined;
 }
 
 /** A command that ran (or a help that answered): what the front end writes back. */
@@ -60,7 +63,8 @@ export interface DispatchResult {
  * 4. parse flags and arguments; `--help` answers the command's help here, running nothing;
  *    bad arguments — 422;
  * 5. run the command under `options.deadlineMs` — 504 `command timed out after 30s` (an
- *    interactive output is exempt once returned: see `InteractiveOutput`).
+ *    interactive output is exempt once returned: see `InteractiveOutput`); an injected fault
+ *    (`options.faults`) waits or fails here, in its place.
  *
  * Errors are thrown, never returned: `ExectlError`s carry their status; anything else is a bug
  * in a command and propagates unchanged for the front end's funnel (500). A NUL byte or an
@@ -105,9 +109,12 @@ export async function dispatch<Deps>(
   const deadline = startDeadline(options.deadlineMs, options.stopWhen);
   // A request stopped before it got here (its client already gone) starts nothing.
   deadline.throwIfExpired();
+  const fault = options.faults?.take(node.path);
   const ctx = new DispatchedContext(principal, deps, deadline, options.requestId, registry);
   let output: CommandOutput;
   try {
+    // Under the deadline like the command itself: a fault's delay can time a request out.
+    if (fault !== undefined) await deadline.race(fault);
     output = await deadline.race(definition.run(ctx, parsed.input));
   } catch (err) {
     deadline.clear();

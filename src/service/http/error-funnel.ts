@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { ExectlError } from '../../errors.js';
+import { publicFailure } from '../../errors.js';
 
 /** What the funnel reports to the request log: the status sent and, for 500s, the cause. */
 export interface FunnelOutcome {
@@ -8,26 +8,21 @@ export interface FunnelOutcome {
 }
 
 /**
- * The single place where a failure becomes an HTTP status. An {@link ExectlError} answers with
- * its catalogue status, its own headers and `{"error": message}` (or its explicit body);
- * anything else is a bug: 500 `internal error`, with the cause returned for the log only.
- * `headers` go on every answer (the request id).
+ * The single place where a failure becomes an HTTP status. What is shown is
+ * {@link publicFailure}'s decision: an ExectlError answers with its catalogue status, its own
+ * headers and `{"error": message}` (or its explicit body); anything else is a bug: 500
+ * `internal error`, with the cause returned for the log only. `headers` go on every answer
+ * (the request id).
  */
 export function sendError(
   res: ServerResponse,
   err: unknown,
   headers: Record<string, string> = {},
 ): FunnelOutcome {
-  if (err instanceof ExectlError && err.code !== 'internal') {
-    const body = err.body === undefined ? { error: err.message } : err.body;
-    writeJson(res, err.status, body, Object.assign({}, headers, err.headers));
-    return err.logDetail === undefined
-      ? { status: err.status }
-      : { status: err.status, detail: err.logDetail };
-  }
-  writeJson(res, 500, { error: 'internal error' }, headers);
-  const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
-  return { status: 500, detail };
+  const { error, detail } = publicFailure(err);
+  const body = error.body === undefined ? { error: error.message } : error.body;
+  writeJson(res, error.status, body, Object.assign({}, headers, error.headers));
+  return detail === undefined ? { status: error.status } : { status: error.status, detail };
 }
 
 /** Writes a JSON body followed by a newline, as every /exec answer is. */

@@ -7,8 +7,9 @@ import { DEFAULTS } from '../config.js';
 import { newLogEntry, runLogged } from '../request-log.js';
 import { sendError, writeJson } from './error-funnel.js';
 import { sendStream } from './exec-stream.js';
+import { heldBack } from './hold-back.js';
 import { InFlightCommands } from './in-flight.js';
-import { takeOrRefuse, type RateLimiter } from './rate-limit.js';
+import { takeOrRefuse, type RateLimiter } from '../rules/rate-limit.js';
 import { readBody } from './read-body.js';
 import { bearerToken, type TokenAuthenticator } from './token-auth.js';
 
@@ -46,11 +47,13 @@ export function createExecHandler(options: ExecHandlerOptions) {
           headers: { Allow: 'POST' },
         });
       }
-      const caller = withBearerChallenge(() =>
-        auth.authenticate(
-          bearerToken(req.headers.authorization),
-          namespace,
-          req.socket.remoteAddress,
+      const caller = await heldBack(() =>
+        withBearerChallenge(() =>
+          auth.authenticate(
+            bearerToken(req.headers.authorization),
+            namespace,
+            req.socket.remoteAddress,
+          ),
         ),
       );
       entry.fingerprint = caller.principal.keyFingerprint;
@@ -61,8 +64,11 @@ export function createExecHandler(options: ExecHandlerOptions) {
         requestId: entry.requestId,
         stopWhen,
         onResolved: (path) => (entry.path = path),
+        faults: deps.config.faults,
       });
-      if (result.output.kind === 'stream') return sendStream(res, result.output, idHeader);
+      if (result.output.kind === 'stream') {
+        return sendStream(res, result.output, idHeader, acceptsTrailers(req.headers.te));
+      }
       // An interactive shell needs a terminal, which HTTP cannot give (SSH with a pty can).
       if (result.output.kind === 'interactive') throw result.output.refusal;
       writeJson(res, 200, result.output.data, idHeader);
@@ -119,4 +125,16 @@ function commandLine(body: Buffer): string {
     });
   }
   return line;
+}
+
+/**
+ * `TE: trailers` (RFC 9110 §10.1.4): the client reads trailers, so a VM command's output can
+ * stream from its first byte with the exit code in the trailer (exectl's own client says it).
+ */
+function acceptsTrailers(te: string | string[] | undefined): boolean {
+  return [te ?? []]
+    .flat()
+    .join(',')
+    .split(',')
+    .some((part) => part.trim().split(';')[0]!.toLowerCase() === 'trailers');
 }

@@ -11,21 +11,19 @@ export const STREAMED_TIMEOUT_EXIT = 124;
 export const STREAMED_CUT_OFF_EXIT = 255;
 
 /**
- * Answers `ssh <vm> <command>`: raw interleaved output. While it fits in 1 MiB it is held
- * back, so the answer can carry `X-Exec-Exit` and a status (200 for exit 0, 422 otherwise;
- * a timeout throws for the funnel's 504). Past 1 MiB the answer starts streaming with 200 and
- * the exit code follows as the `X-Exec-Exit` trailer, which is then always sent (undici's fetch
- * rejects a body whose announced trailer never comes): {@link STREAMED_TIMEOUT_EXIT} at the
- * deadline, {@link STREAMED_CUT_OFF_EXIT} for any other failure (server shutdown, an internal
- * error), which is rethrown after the answer ended, for the log. `headers` go on the answer too
- * (the request id). Resolves with the status sent.
+ * How much of a streamed answer may wait in the response before the VM's output is paused.
+ * Pausing at Node's own mark (16 KiB, less than one 64 KiB pipe read) would stop and restart
+ * the pipe on every chunk; 1 MiB keeps it flowing while a client reads, and bounds what a
+ * client that reads nothing costs.
  */
+const STREAM_BUFFER = 1024 * 1024;
+
 /**
- * Undefined while `res` takes more, else a promise that settles once it has drained, or once
- * the client is gone (which frees what was waiting at once).
+ * Undefined while `res` holds less than {@link STREAM_BUFFER}, else a promise that settles once
+ * it has drained, or once the client is gone (which frees what was waiting at once).
  */
 function drained(res: ServerResponse): Promise<void> | undefined {
-  if (!res.writableNeedDrain || res.destroyed) return undefined;
+  if (res.writableLength < STREAM_BUFFER || res.destroyed) return undefined;
   return new Promise((resolve) => {
     const done = () => {
       res.off('drain', done);
@@ -37,10 +35,23 @@ function drained(res: ServerResponse): Promise<void> | undefined {
   });
 }
 
+/**
+ * Answers `ssh <vm> <command>`: raw interleaved output. While it fits in 1 MiB it is held
+ * back, so the answer can carry `X-Exec-Exit` and a status (200 for exit 0, 422 otherwise;
+ * a timeout throws for the funnel's 504). Past 1 MiB the answer starts streaming with 200 and
+ * the exit code follows as the `X-Exec-Exit` trailer, which is then always sent (undici's fetch
+ * rejects a body whose announced trailer never comes): {@link STREAMED_TIMEOUT_EXIT} at the
+ * deadline, {@link STREAMED_CUT_OFF_EXIT} for any other failure (server shutdown, an internal
+ * error), which is rethrown after the answer ended, for the log. `headers` go on the answer too
+ * (the request id). A client that reads trailers (`streamAtOnce`: it sent `TE: trailers`)
+ * gets the streamed form from the first byte of output (a failure before any output still gets
+ * its status). Resolves with the status sent.
+ */
 export async function sendStream(
   res: ServerResponse,
   output: StreamOutput,
   headers: Record<string, string> = {},
+  streamAtOnce = false,
 ): Promise<number> {
   const held: Buffer[] = [];
   let heldBytes = 0;
@@ -66,7 +77,7 @@ export async function sendStream(
         if (!streaming) {
           held.push(chunk);
           heldBytes += chunk.length;
-          if (heldBytes > BUFFER_LIMIT) startStreaming();
+          if (streamAtOnce || heldBytes > BUFFER_LIMIT) startStreaming();
           return drained(res);
         }
         // A client gone or a timed-out answer takes nothing more; the command is being stopped.
@@ -81,6 +92,8 @@ export async function sendStream(
     const timedOut = err instanceof ExectlError && err.code === 'timeout';
     res.addTrailers({
       'X-Exec-Exit': String(timedOut ? STREAMED_TIMEOUT_EXIT : STREAMED_CUT_OFF_EXIT),
+      // Says why, so a client can tell a timeout from a program that exited 124 itself.
+      'X-Exec-Error': timedOut ? err.message : 'cut off by the server',
     });
     if (timedOut) {
       res.end();

@@ -2,10 +2,10 @@
 // shared with, each with a VM token of their own key; anyone at all for a public VM.
 import { ExectlError } from '../../errors.js';
 import { TokenError } from '../../token/errors.js';
-import { sameEmail } from '../commands/shared/validate.js';
+import { sameEmail } from '../rules/validate.js';
 import type { Principal } from '../dispatch/types.js';
 import type { Store, VmRecord } from '../store/index.js';
-import { takeOrRefuse, type RateLimiter } from './rate-limit.js';
+import { takeOrRefuse, type RateLimiter } from '../rules/rate-limit.js';
 import type { TokenAuthenticator, TokenCaller } from './token-auth.js';
 
 /** What the proxy checks a request with; wired by the composition root. */
@@ -94,11 +94,10 @@ function verifiedVisitor(
 
 /** The owner, or a user the VM is shared with (by email, compared as `share add` does). */
 function mayEnter(store: Store, vm: VmRecord | undefined, principal: Principal): vm is VmRecord {
-  // A missing VM costs the same share lookup as a real one: timing must not tell them apart.
+  // The owner learns nothing from timing: they know their VM exists.
+  if (vm !== undefined && vm.accountId === principal.accountId) return true;
+  // For anyone else a missing VM costs the same share lookup as a real one: timing must not
+  // tell them apart.
   const shares = store.listShares(vm?.id ?? -1);
-  if (vm === undefined) return false;
-  return (
-    vm.accountId === principal.accountId ||
-    shares.some((share) => sameEmail(share.email, principal.email))
-  );
+  return vm !== undefined && shares.some((share) => sameEmail(share.email, principal.email));
 }

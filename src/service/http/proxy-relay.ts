@@ -1,5 +1,12 @@
-// One proxied HTTP exchange: the request streams to the VM's server, the answer streams back.
-import { request, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+// One proxied HTTP exchange: the request streams to the VM's server, the answer streams back,
+// over keep-alive connections to the VM's server reused from one request to the next.
+import {
+  Agent,
+  request,
+  type ClientRequest,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import { ExectlError } from '../../errors.js';
 import type { VmPortTarget } from '../vm/types.js';
 import { headersFromVm } from './proxy-headers.js';
@@ -11,10 +18,29 @@ export interface VmUpstream {
   to: VmPortTarget;
 }
 
-/** The request for `req` to the VM's server, with `headers`, on a connection of its own. */
+/**
+ * How long an idle connection to a VM's server is kept for the next request, unless the server
+ * announces a shorter `Keep-Alive: timeout` (Node's agent then closes it a second before).
+ */
+const IDLE_MS = 4_000;
+
+/**
+ * The connections to VMs' servers, kept alive between requests. Node's agent pools them by
+ * target, a relay socket path or a host port, so a connection to one VM never serves another.
+ * Without it every request paid a new connection, and for a machine VM a new relay process.
+ */
+export function createUpstreamAgent(): Agent {
+  return new Agent({ keepAlive: true, timeout: IDLE_MS, scheduling: 'lifo' });
+}
+
+/**
+ * The request for `req` to the VM's server, with `headers`, on a pooled connection of `agent`,
+ * or a connection of its own when `agent` is false (an upgrade, which ends its connection).
+ */
 export function requestToVm(
   req: IncomingMessage,
   target: VmUpstream & { headers: string[] },
+  agent: Agent | false,
 ): ClientRequest {
   const { to } = target;
   return request({
@@ -22,9 +48,7 @@ export function requestToVm(
     method: req.method,
     path: req.url,
     headers: target.headers,
-    // One connection per request: a pooled connection the VM's server closed while idle
-    // would turn a healthy request into a spurious 502.
-    agent: false,
+    agent,
   });
 }
 
@@ -41,9 +65,14 @@ export function vmNotAnswering(vmName: string, port: number, cause: unknown): Ex
 }
 
 /**
- * Sends `req` with `headers` to the VM's server on `port` and streams its answer into `res`,
- * both bodies piped without buffering. Resolves with the status sent once the exchange is over
- * (the client hanging up ends it too, and the upstream request with it).
+ * Sends `req` with `headers` to the VM's server on `port` over a pooled connection of `agent`
+ * and streams its answer into `res`, both bodies piped without buffering (each side waits for
+ * the other to drain). Resolves with the status sent once the exchange is over (the client
+ * hanging up ends it too, and the upstream request and its connection with it).
+ *
+ * A pooled connection the VM's server closed while idle fails the request that picks it up;
+ * a request without a body is then sent once more on a new connection, since the server never
+ * saw it. One with a body may already have been partly read from the client: it gets the 502.
  *
  * @throws ExectlError 502 when the VM's server fails before answering; a failure after the
  *   status went out cuts the client's connection instead, since the status cannot change.
@@ -52,10 +81,13 @@ export function relayToVm(
   req: IncomingMessage,
   res: ServerResponse,
   target: VmUpstream & { headers: string[] },
+  agent: Agent,
 ): Promise<number> {
   return new Promise((resolve, reject) => {
-    const upstream = requestToVm(req, target);
-    upstream.on('response', (answer) => {
+    let upstream: ClientRequest;
+    let answered = false;
+    const onAnswer = (answer: IncomingMessage) => {
+      answered = true;
       res.writeHead(
         answer.statusCode ?? 502,
         answer.statusMessage,
@@ -63,16 +95,32 @@ export function relayToVm(
       );
       answer.pipe(res);
       answer.on('error', () => res.destroy());
-    });
-    upstream.on('error', (err) => {
-      if (res.headersSent) res.destroy();
-      else reject(vmNotAnswering(target.vmName, target.port, err));
-    });
+    };
+    const send = (via: Agent | false) => {
+      upstream = requestToVm(req, target, via);
+      upstream.on('response', onAnswer);
+      upstream.on('error', (err) => {
+        if (via !== false && upstream.reusedSocket && !answered && hasNoBody(req)) {
+          return send(false);
+        }
+        if (res.headersSent) res.destroy();
+        else reject(vmNotAnswering(target.vmName, target.port, err));
+      });
+      if (hasNoBody(req)) upstream.end();
+      else req.pipe(upstream);
+    };
+    send(agent);
     res.on('close', () => {
-      upstream.destroy();
+      // An answer that did not end (the client left) must not leave its connection in the pool.
+      if (!res.writableFinished) upstream.destroy();
       // Nothing sent means the client left first.
       resolve(res.headersSent ? res.statusCode : CLIENT_CLOSED);
     });
-    req.pipe(upstream);
   });
+}
+
+/** A request whose head says it has no body (no length, or 0, and no chunked transfer). */
+function hasNoBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return (length === undefined || length === '0') && req.headers['transfer-encoding'] === undefined;
 }

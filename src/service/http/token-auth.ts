@@ -6,7 +6,7 @@ import { effectiveCmds, type Permissions } from '../../token/permissions.js';
 import { checkTimeWindow, verifySvc0, type VerifiedToken } from '../../token/verify.js';
 import type { Principal } from '../dispatch/types.js';
 import type { Account, SshKeyRecord, Store } from '../store/index.js';
-import { RateLimiter, refuseUnless, type RateLimit } from './rate-limit.js';
+import { RateLimiter, refuseUnless, type RateLimit } from '../rules/rate-limit.js';
 
 /** A request's caller once its token passed SPEC §1.5. */
 export interface TokenCaller {
@@ -33,6 +33,17 @@ export interface TokenAuthOptions {
   failedLimit?: number;
   /** Failed verifications allowed per client address; null or absent: any. */
   failureRate?: RateLimit | null;
+}
+
+/** The 429s of addresses out of failed verifications (see {@link refusedForFailures}). */
+const failureRefusals = new WeakSet<object>();
+
+/**
+ * Whether `err` is the 429 of a client address that used up its failed verifications: the
+ * front end then also stops reading that connection for a while (see hold-back.ts).
+ */
+export function refusedForFailures(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && failureRefusals.has(err);
 }
 
 /** A failed signature check, remembered: its cause for the log, and until when it holds. */
@@ -95,7 +106,14 @@ export class TokenAuthenticator {
    */
   authenticate(token: string, namespace: string, clientAddress?: string): TokenCaller {
     const limiter = clientAddress === undefined ? null : this.#failuresByAddress;
-    if (limiter !== null) refuseUnless(limiter.peek(clientAddress!));
+    if (limiter !== null) {
+      try {
+        refuseUnless(limiter.peek(clientAddress!));
+      } catch (err) {
+        failureRefusals.add(err as object);
+        throw err;
+      }
+    }
     try {
       return this.#authenticate(token, namespace);
     } catch (err) {

@@ -27,7 +27,8 @@ export function tunnelToVm(
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     let status = CLIENT_CLOSED;
-    const upstream = requestToVm(req, target);
+    // A connection of its own: it becomes the tunnel, or closes after the answer.
+    const upstream = requestToVm(req, target, false);
     upstream.on('upgrade', (answer: IncomingMessage, socket: Socket, upstreamHead: Buffer) => {
       status = 101;
       client.write(responseHead(answer));

@@ -7,12 +7,13 @@ import { ExectlError } from '../../errors.js';
 import { servicePorts, type ServiceDeps } from '../deps.js';
 import { newLogEntry, runLogged, type RequestLogEntry } from '../request-log.js';
 import { sendError } from './error-funnel.js';
+import { heldBack } from './hold-back.js';
 import { admitToVm, type ProxyGate } from './proxy-auth.js';
 import { proxyCredential } from './proxy-credential.js';
 import { headersToVm } from './proxy-headers.js';
 import { vmLabelFromHost } from './proxy-host.js';
-import { relayToVm } from './proxy-relay.js';
-import type { RateLimiter } from './rate-limit.js';
+import { createUpstreamAgent, relayToVm } from './proxy-relay.js';
+import type { RateLimiter } from '../rules/rate-limit.js';
 import type { TokenAuthenticator } from './token-auth.js';
 import { refuseOnSocket, tunnelToVm } from './upgrade-tunnel.js';
 
@@ -34,6 +35,8 @@ export interface VmProxy {
    * other one with 400 (only VM servers speak WebSocket).
    */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Closes the idle connections kept to VMs' servers (at shutdown). */
+  close(): void;
 }
 
 /** Builds the VM proxy of the HTTP listener. */
@@ -45,6 +48,8 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
     rateLimiter: options.rateLimiter,
     domain: config.domain,
   };
+  const upstreams = createUpstreamAgent();
+  const ownPorts = ownPortsOf(options.deps.endpoints);
 
   /** Admits the request and says where it goes and with which headers. */
   const target = async (
@@ -54,11 +59,13 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
     tunnel: boolean,
   ) => {
     const credential = proxyCredential(req.headers);
-    const { vm, visitor } = admitToVm(gate, label, credential.token, req.socket.remoteAddress);
+    const { vm, visitor } = await heldBack(() =>
+      admitToVm(gate, label, credential.token, req.socket.remoteAddress),
+    );
     if (visitor !== null) entry.fingerprint = visitor.principal.keyFingerprint;
     const { dropAuthorization } = credential;
     // `share port` refuses these, but a seed or an older record may still name one.
-    if (servicePorts(options.deps.endpoints).has(vm.defaultPort)) {
+    if (ownPorts().has(vm.defaultPort)) {
       throw new ExectlError(
         'bad_gateway',
         `vm "${vm.name}" forwards to port ${vm.defaultPort}, one of exectl's own listeners`,
@@ -88,7 +95,7 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
         const to = await target(req, label, entry, false);
         // Asked to confirm before the body is sent: only now, once the request is let in.
         if (/^100-continue$/i.test(req.headers.expect ?? '')) res.writeContinue();
-        return relayToVm(req, res, to);
+        return relayToVm(req, res, to, upstreams);
       };
       return runLogged(config.log, entry, work, (err) => {
         if (!res.headersSent) res.setHeader('X-Request-Id', entry.requestId);
@@ -109,6 +116,29 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
         refuseOnSocket(req, socket, err, entry.requestId),
       );
     },
+
+    close: () => upstreams.destroy(),
+  };
+}
+
+/**
+ * The ports of the server's own listeners, computed again only when an endpoint changed (the
+ * SSH front end starts after the HTTP listener): parsing URLs is no work for every request.
+ */
+function ownPortsOf(endpoints: ServiceDeps['endpoints']): () => Set<number> {
+  let seen: [string, string, unknown] | null = null;
+  let ports = new Set<number>();
+  return () => {
+    if (
+      seen === null ||
+      seen[0] !== endpoints.http ||
+      seen[1] !== endpoints.reflection ||
+      seen[2] !== endpoints.ssh
+    ) {
+      seen = [endpoints.http, endpoints.reflection, endpoints.ssh];
+      ports = servicePorts(endpoints);
+    }
+    return ports;
   };
 }
 

@@ -9,7 +9,7 @@ import { lookup } from 'node:dns/promises';
 import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
 import { commandFailed, ExectlError } from '../../errors.js';
-import { quote } from '../commands/shared/validate.js';
+import { quote } from '../rules/validate.js';
 import { servicePorts, type ServiceEndpoints } from '../deps.js';
 
 /** The request header holding the mark of the service whose integration forwarded it. */

@@ -2,7 +2,7 @@
 // documents it reads and through whose integrations it reaches their targets.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ExectlError } from '../../errors.js';
-import { quote } from '../commands/shared/validate.js';
+import { quote } from '../rules/validate.js';
 import type { ServiceDeps } from '../deps.js';
 import { sendError } from '../http/error-funnel.js';
 import { forwardToIntegration } from '../integrations/forward.js';

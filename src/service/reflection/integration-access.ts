@@ -1,6 +1,6 @@
 // Which integration a VM's request to `{reflection_url}/i/<name>` reaches, if any.
 import { ExectlError } from '../../errors.js';
-import { quote } from '../commands/shared/validate.js';
+import { quote } from '../rules/validate.js';
 import type { ForwardingIntegration } from '../integrations/forward.js';
 import type { IntegrationRecord, Store, VmRecord } from '../store/index.js';
 

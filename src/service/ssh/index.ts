@@ -5,7 +5,7 @@ import { ExectlError } from '../../errors.js';
 import type { ListenAddress, LogSink } from '../config.js';
 import type { ServiceDeps } from '../deps.js';
 import type { CommandRegistry } from '../dispatch/registry.js';
-import type { RateLimiter } from '../http/rate-limit.js';
+import type { RateLimiter } from '../rules/rate-limit.js';
 import { serveConnection } from './connection.js';
 import { loadOrCreateHostKey } from './host-key.js';
 import { Cancellation } from './run-line.js';

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { ERROR_CATALOGUE, ExectlError } from '../../errors.js';
+import { ExectlError, publicFailure } from '../../errors.js';
 import { DEFAULTS, type LogSink } from '../config.js';
 import type { ServiceDeps } from '../deps.js';
 import { dispatch, type DispatchResult } from '../dispatch/dispatcher.js';
@@ -7,7 +7,7 @@ import { lexCommandLine } from '../../shell-words.js';
 import type { CommandRegistry } from '../dispatch/registry.js';
 import { renderJson, renderText } from '../dispatch/render.js';
 import { stopWhenAborted } from '../dispatch/stop.js';
-import { takeOrRefuse, type RateLimiter } from '../http/rate-limit.js';
+import { takeOrRefuse, type RateLimiter } from '../rules/rate-limit.js';
 import { logRequest, newRequestId } from '../request-log.js';
 import { sshPrincipal } from './principal.js';
 import type { ClientTerminal } from './shell-terminal.js';
@@ -137,21 +137,17 @@ function reportFailure(err: unknown, line: string, sink: CommandSink): Omit<Outc
     if (err.why === 'shutdown') sink.stderr('error: the server is shutting down\n');
     return { exit: INTERRUPTED_EXIT, status: CANCELLED_STATUS };
   }
-  if (err instanceof ExectlError && err.code !== 'internal') {
-    // A failure that still carries data (`rm` with some VMs deleted) shows it, as /exec does.
-    if (err.body !== undefined) {
-      sink.stdout(asksForJson(line) ? renderJson(err.body) : renderText(err.body));
-    }
-    sink.stderr(`error: ${err.message}\n`);
-    return {
-      exit: err.exitCode,
-      status: err.status,
-      ...(err.logDetail === undefined ? {} : { detail: err.logDetail }),
-    };
+  const { error, detail } = publicFailure(err);
+  // A failure that still carries data (`rm` with some VMs deleted) shows it, as /exec does.
+  if (error.body !== undefined) {
+    sink.stdout(asksForJson(line) ? renderJson(error.body) : renderText(error.body));
   }
-  sink.stderr('error: internal error\n');
-  const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
-  return { exit: ERROR_CATALOGUE.internal.exit, status: ERROR_CATALOGUE.internal.status, detail };
+  sink.stderr(`error: ${error.message}\n`);
+  return {
+    exit: error.exitCode,
+    status: error.status,
+    ...(detail === undefined ? {} : { detail }),
+  };
 }
 
 /** Whether `--json` was typed; only needed when dispatch failed before saying so itself. */

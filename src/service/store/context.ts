@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { ReadCache } from './read-cache.js';
+import { rfc3339 } from '../../time.js';
 
 /**
  * What every table family is built from: the open connection, the store's clock and its read
@@ -15,12 +16,12 @@ export interface StoreContext {
 }
 
 /**
- * Every time the store writes is an RFC 3339 UTC string with whole seconds, e.g.
- * `2025-01-02T03:04:05Z` — the form the commands print, so rows need no conversion. Strings in
- * this one shape also sort chronologically, which the key-use buffer relies on.
+ * Every time the store writes is an RFC 3339 UTC string with whole seconds (src/time.ts), the
+ * form the commands print, so rows need no conversion. Strings in this one shape also sort
+ * chronologically, which the key-use buffer relies on.
  */
 export function toTimestamp(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return rfc3339(date.getTime() / 1000);
 }
 
 /**

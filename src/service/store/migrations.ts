@@ -130,4 +130,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE vms ADD COLUMN disk_bytes INTEGER CHECK (disk_bytes IS NULL OR disk_bytes > 0);
     `,
   },
+  {
+    version: 3,
+    description: 'vm setup script outcome (SPEC §3 stat `setup`, §4 life cycle)',
+    sql: `
+      -- NULL: a VM made before this step, whose setup (if any) had ended well: \`new\` kept
+      -- no VM whose script failed then.
+      ALTER TABLE vms ADD COLUMN setup_status TEXT
+        CHECK (setup_status IS NULL OR setup_status IN ('none', 'running', 'done', 'failed'));
+      ALTER TABLE vms ADD COLUMN setup_last_line TEXT;
+    `,
+  },
 ];

@@ -65,8 +65,9 @@ export function shareStore(ctx: StoreContext): ShareStore {
       }
     }),
 
+    // Hot path (the VM proxy): served from the read cache while the database is unchanged.
     listShares(vmId) {
-      return byVm.all(vmId).map(toRecord);
+      return ctx.reads.get(`sh:${vmId}`, () => byVm.all(vmId)).map(toRecord);
     },
   };
 }

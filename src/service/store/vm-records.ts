@@ -2,6 +2,20 @@
 
 export type Visibility = 'private' | 'public';
 
+/**
+ * A VM's life cycle (SPEC §4): `creating` until its disk is made and its setup script ended,
+ * then `running` ⇄ `paused`; `stopped` when its processes are gone (boot failed, init died);
+ * `failed` when its setup script failed, ran out of time, or the server stopped during it.
+ */
+export type VmStatus = 'creating' | 'running' | 'paused' | 'stopped' | 'failed';
+
+/** The outcome of a VM's setup script, as `stat` shows it. */
+export interface VmSetup {
+  status: 'none' | 'running' | 'done' | 'failed';
+  /** The last line of the script's output once it failed (or why it was cut off); else null. */
+  lastLine: string | null;
+}
+
 export interface VmRecord {
   id: number;
   /** Globally unique: the VM proxy routes `<name>.<domain>` to it. */
@@ -9,8 +23,8 @@ export interface VmRecord {
   /** The owner. */
   accountId: number;
   emoji: string;
-  /** Set by the VM runtime (e.g. `running`, `stopped`); the store does not interpret it. */
-  status: string;
+  /** Kept true by the VM machinery (vm/machines.ts); the store does not interpret it. */
+  status: VmStatus;
   /** Sorted, without duplicates. */
   tags: string[];
   /** `''` when none. */
@@ -19,6 +33,7 @@ export interface VmRecord {
   visibility: Visibility;
   env: Record<string, string>;
   setupScript: string | null;
+  setup: VmSetup;
   /** 32 random bytes, base64url; identifies the VM on the reflection listener. SECRET. */
   reflectionSecret: string;
   createdAt: string;
@@ -47,7 +62,7 @@ export interface VmRow {
   name: string;
   account_id: number;
   emoji: string;
-  status: string;
+  status: VmStatus;
   comment: string;
   default_port: number;
   visibility: Visibility;
@@ -60,11 +75,13 @@ export interface VmRow {
   memory_bytes: number | null;
   pids: number | null;
   disk_bytes: number | null;
+  setup_status: VmSetup['status'] | null;
+  setup_last_line: string | null;
 }
 
 export const VM_COLUMNS = `v.id, v.name, v.account_id, v.emoji, v.status, v.comment, v.default_port,
   v.visibility, v.env, v.setup_script, v.reflection_secret, v.created_at,
-  v.cpus, v.memory_bytes, v.pids, v.disk_bytes,
+  v.cpus, v.memory_bytes, v.pids, v.disk_bytes, v.setup_status, v.setup_last_line,
   (SELECT json_group_array(t.tag ORDER BY t.tag) FROM vm_tags t WHERE t.vm_id = v.id) AS tags`;
 
 /** The hot-path lookups, exported so a test can check their query plans. */
@@ -92,6 +109,10 @@ export function toVmRecord(row: VmRow): VmRecord {
     visibility: row.visibility,
     env: JSON.parse(row.env) as Record<string, string>,
     setupScript: row.setup_script,
+    setup: {
+      status: row.setup_status ?? (row.setup_script === null ? 'none' : 'done'),
+      lastLine: row.setup_last_line,
+    },
     reflectionSecret: row.reflection_secret,
     createdAt: row.created_at,
     limits: {

@@ -11,15 +11,17 @@ import {
   type VmRecord,
   type VmLimitsRecord,
   type VmRow,
+  type VmSetup,
+  type VmStatus,
 } from './vm-records.js';
 
-export type { Visibility, VmRecord } from './vm-records.js';
+export type { Visibility, VmRecord, VmSetup, VmStatus } from './vm-records.js';
 
 export interface NewVm {
   accountId: number;
   name: string;
   emoji: string;
-  status: string;
+  status: VmStatus;
   tags?: string[];
   comment?: string;
   /** Default 8000. */
@@ -28,6 +30,8 @@ export interface NewVm {
   visibility?: Visibility;
   env?: Record<string, string>;
   setupScript?: string | null;
+  /** Default: SPEC §4's (stored as NULL, so they follow the defaults); `cp` copies its source's. */
+  limits?: VmLimitsRecord;
   /** Names of the owner's integrations to attach to this VM (`vm:<name>`), atomically. */
   integrations?: string[];
 }
@@ -45,6 +49,8 @@ export interface VmStore {
   getVmByReflectionSecret(secret: string): VmRecord | undefined;
   /** The account's own VMs, by name. */
   listVmsOwnedBy(accountId: number): VmRecord[];
+  /** Every VM in `status`, of every account, by id (server start: boots, unfinished creations). */
+  listVmsWithStatus(status: VmStatus): VmRecord[];
   /**
    * The account's own VMs and those shared with its email, by name. With `pattern`, only VMs
    * whose name or one of whose tags matches it as an SQLite GLOB (`*`, `?`, `[...]`,
@@ -62,7 +68,14 @@ export interface VmStore {
   setComment(vmId: number, comment: string): VmRecord;
   setDefaultPort(vmId: number, port: number): VmRecord;
   setVisibility(vmId: number, visibility: Visibility): VmRecord;
-  setStatus(vmId: number, status: string): VmRecord;
+  setStatus(vmId: number, status: VmStatus): VmRecord;
+  /**
+   * Sets the status only when it is one of `from` (a VM's processes ended or came back: a VM
+   * being created, failed or paused keeps its status); undefined when the VM is gone.
+   */
+  setStatusIf(vmId: number, from: readonly VmStatus[], to: VmStatus): VmRecord | undefined;
+  /** Records the setup script's outcome and the status it leaves, together. */
+  setSetup(vmId: number, setup: VmSetup, status: VmStatus): VmRecord;
   /** Stores the VM's limits (`resize`; the runtime applied them). */
   setLimits(vmId: number, limits: VmLimitsRecord): VmRecord;
   /** Replaces the environment the VM's commands get (from the next command on). */
@@ -94,17 +107,26 @@ export function vmStore(ctx: StoreContext): VmStore {
       string | null,
       string,
       string,
+      VmSetup['status'],
+      number | null,
+      number | null,
+      number | null,
+      number | null,
     ]
   >(
     `INSERT INTO vms (account_id, name, emoji, status, comment, default_port, visibility, env,
-       setup_script, reflection_secret, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       setup_script, reflection_secret, created_at, setup_status, cpus, memory_bytes, pids,
+       disk_bytes)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const byId = db.prepare<[number], VmRow>(`SELECT ${VM_COLUMNS} FROM vms v WHERE v.id = ?`);
   const byName = db.prepare<[string], VmRow>(GET_VM_BY_NAME_SQL);
   const bySecret = db.prepare<[string], VmRow>(GET_VM_BY_REFLECTION_SECRET_SQL);
   const ownedBy = db.prepare<[number], VmRow>(
     `SELECT ${VM_COLUMNS} FROM vms v WHERE v.account_id = ? ORDER BY v.name`,
+  );
+  const withStatus = db.prepare<[VmStatus], VmRow>(
+    `SELECT ${VM_COLUMNS} FROM vms v WHERE v.status = ? ORDER BY v.id`,
   );
   const visibleTo = db.prepare<[{ accountId: number; pattern: string | null }], VmRow>(
     LIST_VMS_VISIBLE_TO_SQL,
@@ -134,7 +156,13 @@ export function vmStore(ctx: StoreContext): VmStore {
   const setVisibility = db.prepare<[Visibility, number]>(
     'UPDATE vms SET visibility = ? WHERE id = ?',
   );
-  const setStatus = db.prepare<[string, number]>('UPDATE vms SET status = ? WHERE id = ?');
+  const setStatus = db.prepare<[VmStatus, number]>('UPDATE vms SET status = ? WHERE id = ?');
+  const setStatusIf = db.prepare<[VmStatus, number, string]>(
+    'UPDATE vms SET status = ? WHERE id = ? AND status IN (SELECT value FROM json_each(?))',
+  );
+  const setSetup = db.prepare<[VmSetup['status'], string | null, VmStatus, number]>(
+    'UPDATE vms SET setup_status = ?, setup_last_line = ?, status = ? WHERE id = ?',
+  );
   const setEnv = db.prepare<[string, number]>('UPDATE vms SET env = ? WHERE id = ?');
   const setLimits = db.prepare(
     'UPDATE vms SET cpus = @cpus, memory_bytes = @memoryBytes, pids = @pids, disk_bytes = @diskBytes WHERE id = @id',
@@ -170,6 +198,11 @@ export function vmStore(ctx: StoreContext): VmStore {
             input.setupScript ?? null,
             newReflectionSecret(),
             ctx.timestamp(),
+            input.setupScript ? 'running' : 'none',
+            input.limits?.cpus ?? null,
+            input.limits?.memoryBytes ?? null,
+            input.limits?.pids ?? null,
+            input.limits?.diskBytes ?? null,
           ),
         { 'vms.name': `vm "${input.name}" already exists` },
       );
@@ -189,8 +222,10 @@ export function vmStore(ctx: StoreContext): VmStore {
       return row === undefined ? undefined : toVmRecord(row);
     },
 
+    // Hot path (every request through the VM proxy): the raw row comes from the read cache while
+    // the database is unchanged; toVmRecord makes a fresh object on every call.
     getVmByName(name) {
-      const row = byName.get(name);
+      const row = ctx.reads.get(`vn:${name}`, () => byName.get(name));
       return row === undefined ? undefined : toVmRecord(row);
     },
 
@@ -201,6 +236,10 @@ export function vmStore(ctx: StoreContext): VmStore {
 
     listVmsOwnedBy(accountId) {
       return ownedBy.all(accountId).map(toVmRecord);
+    },
+
+    listVmsWithStatus(status) {
+      return withStatus.all(status).map(toVmRecord);
     },
 
     listVmsVisibleTo(accountId, pattern) {
@@ -234,7 +273,15 @@ export function vmStore(ctx: StoreContext): VmStore {
     setComment: changeVm((vm, comment: string) => setComment.run(comment, vm.id)),
     setDefaultPort: changeVm((vm, port: number) => setPort.run(port, vm.id)),
     setVisibility: changeVm((vm, visibility: Visibility) => setVisibility.run(visibility, vm.id)),
-    setStatus: changeVm((vm, status: string) => setStatus.run(status, vm.id)),
+    setStatus: changeVm((vm, status: VmStatus) => setStatus.run(status, vm.id)),
+    setStatusIf: writeTransaction(ctx, (vmId: number, from: readonly VmStatus[], to: VmStatus) => {
+      setStatusIf.run(to, vmId, JSON.stringify(from));
+      const row = byId.get(vmId);
+      return row === undefined ? undefined : toVmRecord(row);
+    }),
+    setSetup: changeVm((vm, setup: VmSetup, status: VmStatus) =>
+      setSetup.run(setup.status, setup.lastLine, status, vm.id),
+    ),
     setEnv: changeVm((vm, env: Record<string, string>) => setEnv.run(JSON.stringify(env), vm.id)),
     setLimits: changeVm((vm, limits: VmLimitsRecord) => setLimits.run({ ...limits, id: vm.id })),
 

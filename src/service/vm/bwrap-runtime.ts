@@ -14,6 +14,7 @@
 import { resolve } from 'node:path';
 import { commandEnv } from './command-env.js';
 import { createVm } from './create-vm.js';
+import { copyFolderDisk, copyMachineDisk } from './disk-copy.js';
 import { assertDiskExists, createDisk, removeDisk } from './disk.js';
 import { joinLaunch, type JoinTarget } from './init-launch.js';
 import type { MachineInit } from './machine-init.js';
@@ -26,8 +27,10 @@ import {
   smallestDisk,
 } from './machine-vms.js';
 import { runCommand, type CommandLaunch } from './run-command.js';
+import { clientMountArgs } from './base-system.js';
 import { readHostRoot, systemFolderArgs, VM_HOME } from './sandbox-args.js';
 import { serverIsRoot, type BwrapTools, type SandboxMode } from './sandbox-identity.js';
+import { SETUP_LOG } from './setup-script.js';
 import { findShellTools, shellCommand, shellEnv, sttySizeCommand } from './shell-launch.js';
 import { startShellSession } from './shell-session.js';
 import { commandFailed } from '../../errors.js';
@@ -43,6 +46,7 @@ import {
   type VmRuntime,
   type VmSpec,
   type VmState,
+  type VmStateListener,
 } from './types.js';
 import { startVmInit, type VmInit } from './vm-init.js';
 
@@ -50,6 +54,8 @@ type RunningVm = VmInit & Partial<MachineInit>;
 
 export class BwrapRuntime implements VmRuntime {
   readonly kind = 'bwrap';
+  readonly setupLog = SETUP_LOG;
+  private readonly listeners: VmStateListener[] = [];
   // By resolved disk folder. A pending start is shared by every command that needs it.
   private readonly inits = new Map<string, Promise<RunningVm>>();
   private readonly paused = new Set<string>();
@@ -70,7 +76,23 @@ export class BwrapRuntime implements VmRuntime {
     const mode = this.mode;
     const makeDisk = () =>
       mode.kind === 'machine' ? createMachineDisk(mode, vm) : createDisk(vm.diskDir);
-    await createVm(this, vm, options, makeDisk);
+    await createVm(this, vm, options, this.setupLog, makeDisk);
+  }
+
+  onStateChange(listener: VmStateListener): void {
+    this.listeners.push(listener);
+  }
+
+  async boot(vm: VmSpec): Promise<void> {
+    await this.running(vm);
+  }
+
+  async copy(from: VmSpec, to: VmSpec): Promise<void> {
+    const fromDir = resolve(from.diskDir);
+    await assertDiskExists(fromDir);
+    if (this.mode.kind === 'user') return copyFolderDisk(fromDir, resolve(to.diskDir));
+    const init = (await this.current(from)) as MachineInit | undefined;
+    await copyMachineDisk(this.mode, fromDir, resolve(to.diskDir), init);
   }
 
   async exec(vm: VmSpec, command: string, options: ExecOptions = {}): Promise<ExecResult> {
@@ -231,17 +253,41 @@ export class BwrapRuntime implements VmRuntime {
     }
     const starting = this.start(vm, key);
     this.inits.set(key, starting);
-    starting.catch(() => {
-      if (this.inits.get(key) === starting) this.inits.delete(key);
-    });
+    starting.then(
+      (init) => {
+        this.emit(key, 'running');
+        void init.exited.then(() => this.ended(key, starting, init));
+      },
+      (err: unknown) => {
+        if (this.inits.get(key) !== starting) return;
+        this.inits.delete(key);
+        if (!this.closed)
+          this.emit(key, 'stopped', err instanceof Error ? err.message : String(err));
+      },
+    );
     return starting;
+  }
+
+  // An init that ended while it was still the VM's (not stopped on purpose): its leftovers
+  // (network helper, cgroup) go, and the VM is stopped until something boots it again.
+  private ended(key: string, starting: Promise<RunningVm>, init: RunningVm): void {
+    if (this.closed || this.inits.get(key) !== starting) return;
+    this.inits.delete(key);
+    this.paused.delete(key);
+    void init.stop().catch(() => {});
+    this.emit(key, 'stopped', 'its processes ended');
+  }
+
+  private emit(key: string, state: 'running' | 'stopped', reason?: string): void {
+    for (const listener of this.listeners) listener(key, state, reason);
   }
 
   private async start(vm: VmSpec, diskDir: string): Promise<RunningVm> {
     await assertDiskExists(diskDir);
     this.paused.delete(diskDir);
-    if (this.mode.kind === 'machine') return bootMachine(this.mode, vm, this.systemArgs);
-    return startVmInit(this.tools, vm.name, diskDir, this.systemArgs);
+    if (this.mode.kind === 'machine') return bootMachine(this.mode, vm);
+    const client = this.mode.client === undefined ? [] : clientMountArgs(this.mode.client);
+    return startVmInit(this.tools, vm.name, diskDir, this.systemArgs, client);
   }
 
   private async stop(vm: VmRef): Promise<void> {

@@ -3,6 +3,12 @@
 /** The PATH every VM command starts with; also where the runtimes look for their tools. */
 export const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
+/**
+ * The PATH of a command inside a VM: the system's, then the exectl client's own folder
+ * (base-system.ts), last so that a client the VM installs itself comes first.
+ */
+export const VM_PATH = `${DEFAULT_PATH}:/opt/exectl/bin`;
+
 /** Who the command runs as, as the runtime sees it. */
 export interface CommandHome {
   HOME: string;
@@ -18,5 +24,5 @@ export function commandEnv(
   vmEnv: Readonly<Record<string, string>>,
   callEnv: Readonly<Record<string, string>> = {},
 ): Record<string, string> {
-  return { HOME: home.HOME, USER: home.USER, PATH: DEFAULT_PATH, ...vmEnv, ...callEnv };
+  return { HOME: home.HOME, USER: home.USER, PATH: VM_PATH, ...vmEnv, ...callEnv };
 }

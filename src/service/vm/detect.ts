@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExectlError } from '../../errors.js';
 import { BwrapRuntime } from './bwrap-runtime.js';
+import { clientMounts, ensureBaseSystem, hostSystem } from './base-system.js';
 import { detectCgroups } from './cgroups.js';
 import { DEFAULT_PATH } from './command-env.js';
 import { DEFAULT_REGISTRY } from './id-ranges.js';
@@ -30,6 +31,8 @@ export interface MachineOptions {
   inbound(): readonly InboundListener[];
   /** The host-wide id-range claims (a test may use its own). */
   registry?: string;
+  /** Where the host-wide base-system snapshots live (a test may use its own). */
+  baseSystemRoot?: string;
 }
 
 /**
@@ -76,7 +79,7 @@ export async function detectSandboxMode(
     const warnings = [
       'the server is not root: each VM has a single id, shares the host network, and has no limits (run as root for machine VMs)',
     ];
-    return { tools, mode: { kind: 'user' }, warnings };
+    return { tools, mode: { kind: 'user', client: await clientMounts(machine.runDir) }, warnings };
   }
   const tools = findMachineTools();
   if ('missing' in tools) return { problem: `${tools.missing} was not found in ${DEFAULT_PATH}` };
@@ -84,6 +87,11 @@ export async function detectSandboxMode(
   const warnings =
     'problem' in cgroups ? [`VMs have no CPU, memory or process limits: ${cgroups.problem}`] : [];
   await prepareRunDir(machine.runDir);
+  const system = hostSystem();
+  const [baseSystem, client] = await Promise.all([
+    ensureBaseSystem(system, machine.baseSystemRoot),
+    clientMounts(machine.runDir),
+  ]);
   const mode: SandboxMode = {
     kind: 'machine',
     tools,
@@ -91,6 +99,9 @@ export async function detectSandboxMode(
     runDir: machine.runDir,
     registry: machine.registry ?? DEFAULT_REGISTRY,
     inbound: machine.inbound,
+    baseSystem,
+    systemFolders: system.folders,
+    client,
   };
   return { tools, mode, warnings };
 }

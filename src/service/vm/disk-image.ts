@@ -3,9 +3,10 @@
 // disk fills that image only, never the host's file system and the database on it; and inside
 // the VM, /proc/self/mountinfo names a loop device, not a host path.
 import { spawn } from 'node:child_process';
-import { mkdir, open, readdir, rename, rm, stat, statfs } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_PATH } from './command-env.js';
+import { LAYOUT_MARKER } from './machine-root.js';
 
 /** The image inside a VM's disk folder. */
 export const IMAGE_NAME = 'disk.img';
@@ -43,7 +44,8 @@ export async function createImage(
   } finally {
     await handle.close();
   }
-  const legacy = (await readdir(diskDir)).filter((n) => n !== IMAGE_NAME && n !== 'id-range');
+  const ours = new Set([IMAGE_NAME, 'id-range', LAYOUT_MARKER]);
+  const legacy = (await readdir(diskDir)).filter((n) => !ours.has(n));
   try {
     await run(tools.mkfs, [
       '-q',
@@ -60,7 +62,10 @@ export async function createImage(
       `lazy_itable_init=1,lazy_journal_init=1,root_owner=${owner}:${owner}`,
       image,
     ]);
+    // Old files are the VM's home, at the image's top until the first boot moves them into the
+    // root file system; a fresh image has its layers made there at once (machine-root.ts).
     if (legacy.length > 0) await fillFromFolder(tools, diskDir, legacy, owner);
+    else await writeFile(join(diskDir, LAYOUT_MARKER), '', { mode: 0o600 });
   } catch (err) {
     await rm(image, { force: true });
     throw err;

@@ -15,7 +15,8 @@ const FIRST_BASE = 0x10000000;
 const SLOTS = Math.floor((2 ** 32 - 1 - FIRST_BASE) / IDS_PER_VM);
 /** Where the claims live. */
 export const DEFAULT_REGISTRY = '/var/lib/exectl/id-ranges';
-const RECORD = 'id-range';
+/** The file in a VM's disk folder that records its range: a VM's own, never copied. */
+export const RANGE_RECORD = 'id-range';
 const LOCK_STALE_MS = 10_000;
 
 /** The host ids that a range must never include: users, groups and delegated subordinate ids. */
@@ -39,19 +40,19 @@ export async function takenHostIds(): Promise<Array<[number, number]>> {
 
 /** The host id that is root in the VM whose disk is `diskDir`; claims a free range on first use. */
 export async function idBaseOf(diskDir: string, registry = DEFAULT_REGISTRY): Promise<number> {
-  const recorded = Number((await readText(join(diskDir, RECORD))).trim());
+  const recorded = Number((await readText(join(diskDir, RANGE_RECORD))).trim());
   if (Number.isInteger(recorded) && recorded >= FIRST_BASE) {
     await reclaim(registry, slotOf(recorded), resolve(diskDir));
     return recorded;
   }
   const base = await claim(registry, resolve(diskDir));
-  await writeFile(join(diskDir, RECORD), `${base}\n`, { mode: 0o600 });
+  await writeFile(join(diskDir, RANGE_RECORD), `${base}\n`, { mode: 0o600 });
   return base;
 }
 
 /** Gives the range of a removed VM back. */
 export async function releaseIdRange(diskDir: string, registry = DEFAULT_REGISTRY): Promise<void> {
-  const recorded = Number((await readText(join(diskDir, RECORD))).trim());
+  const recorded = Number((await readText(join(diskDir, RANGE_RECORD))).trim());
   if (!Number.isInteger(recorded) || recorded < FIRST_BASE) return;
   const file = join(registry, String(slotOf(recorded)));
   if ((await readText(file)) === resolve(diskDir)) await rm(file, { force: true });

@@ -1,6 +1,6 @@
 // The machine half of the bwrap runtime (server running as root): each VM's disk image, id
 // range, cgroup and network, booted by machine-init.ts.
-import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { VmCgroup } from './cgroups.js';
 import { createDisk } from './disk.js';
@@ -16,8 +16,6 @@ import { idBaseOf, releaseIdRange } from './id-ranges.js';
 import { startMachineInit, type MachineInit } from './machine-init.js';
 import type { MachineHost } from './sandbox-identity.js';
 import { DEFAULT_LIMITS, type VmLimits, type VmSpec, type VmState } from './types.js';
-
-const SLIRP_DNS = 'nameserver 10.0.2.3\n';
 
 /** The limits of `vm`, with the host's gaps (no cgroups) as null. */
 export function effectiveLimits(host: MachineHost, vm: VmSpec): VmLimits {
@@ -35,11 +33,7 @@ export async function createMachineDisk(host: MachineHost, vm: VmSpec): Promise<
 }
 
 /** Boots the VM (its image made first for a disk of an older exectl). */
-export async function bootMachine(
-  host: MachineHost,
-  vm: VmSpec,
-  systemArgs: string[],
-): Promise<MachineInit> {
+export async function bootMachine(host: MachineHost, vm: VmSpec): Promise<MachineInit> {
   const base = await idBaseOf(vm.diskDir, host.registry);
   if (!(await hasImage(vm.diskDir))) {
     const size = (vm.limits ?? DEFAULT_LIMITS).diskBytes ?? DEFAULT_LIMITS.diskBytes!;
@@ -49,8 +43,6 @@ export async function bootMachine(
   const vmRun = join(host.runDir, name);
   const mountPoint = join(vmRun, 'disk');
   await mkdir(mountPoint, { recursive: true, mode: 0o711 });
-  const resolvConf = join(host.runDir, 'resolv.conf');
-  await writeFile(resolvConf, SLIRP_DNS, { mode: 0o644 });
   const limits = effectiveLimits(host, vm);
   const cgroup = host.cgroups === null ? null : await VmCgroup.open(host.cgroups, name, limits);
   return startMachineInit(host.tools, {
@@ -58,11 +50,13 @@ export async function bootMachine(
     diskDir: resolve(vm.diskDir),
     idBase: base,
     cgroup,
-    systemArgs,
     inbound: host.inbound(),
     runDir: join(vmRun, 'relay'),
     mountPoint,
-    resolvConf,
+    vmRunDir: vmRun,
+    baseSystem: host.baseSystem,
+    systemFolders: host.systemFolders,
+    client: host.client,
   });
 }
 

@@ -10,7 +10,9 @@ import { reflectionUrlOf } from '../reflection/urls.js';
 import type { VmRecord } from '../store/index.js';
 import { createRuntime } from './create-runtime.js';
 import { detectRuntime } from './detect.js';
-import type { DetectedRuntime, ExecResult, VmSpec } from './types.js';
+import { SetupJobs } from './setup-jobs.js';
+import { bootRunningVms, failInterruptedCreations } from './start-up.js';
+import type { DetectedRuntime, ExecOptions, ExecResult, VmSpec } from './types.js';
 import type { InboundListener } from './vm-network.js';
 
 // The stored status decides: a VM paused before a server restart stays paused (its processes
@@ -36,7 +38,14 @@ export interface RunningVmMachines extends VmMachines {
    * VMs; null when VMs share the host's network.
    */
   socketFor(name: InboundName): string | null;
-  /** Kills every VM process (server exit). */
+  /** Server start, before any listener: each VM left `creating` by a stopped server is `failed`. */
+  recoverCreations(): void;
+  /**
+   * Server start, once listening: boots every VM stored as `running` (rc.local runs in each);
+   * one that cannot boot is marked `stopped` and named in one log line. Never rejects.
+   */
+  bootRunning(): Promise<void>;
+  /** Kills every VM process (server exit); setup scripts still running leave their VM `failed`. */
   shutdown(): Promise<void>;
 }
 
@@ -69,12 +78,35 @@ export async function startVmMachines({
     });
   const detected = await detectRuntime(config.runtime, { runDir, inbound });
   const runtime = createRuntime(detected.kind, detected.mode);
-  const spec = (vm: VmRecord): VmSpec => ({
-    name: vm.name,
-    diskDir: join(config.dataDir, 'vms', String(vm.id)),
-    env: vm.env,
-    limits: vm.limits,
+  // Resolved disk folder -> VM id, for the runtime's reports (onStateChange).
+  const idOfDisk = new Map<string, number>();
+  const spec = (vm: VmRecord): VmSpec => {
+    const diskDir = join(config.dataDir, 'vms', String(vm.id));
+    idOfDisk.set(resolve(diskDir), vm.id);
+    return { name: vm.name, diskDir, env: vm.env, limits: vm.limits };
+  };
+  // The stored status follows the VM's processes (SPEC §4: always true). A VM being created,
+  // or whose setup failed, keeps that status; `pause`, `restart` and `rm` set theirs themselves.
+  runtime.onStateChange((diskDir, state) => {
+    const id = idOfDisk.get(diskDir);
+    if (id === undefined) return;
+    try {
+      if (state === 'running') store.setStatusIf(id, ['stopped'], 'running');
+      else store.setStatusIf(id, ['running', 'paused'], 'stopped');
+    } catch (err) {
+      config.log(`vm ${id}: could not store that it is ${state}: ${String(err)}`, 'error');
+    }
   });
+  const jobs = new SetupJobs(store, runtime.setupLog, config.setupDeadlineMs);
+  const stopping = new AbortController();
+  let booting: Promise<void> = Promise.resolve();
+  // A new VM boots at once but is not waited for: `new` answers sooner, and a command or `stat`
+  // meanwhile waits for that same boot. One that fails is `stopped` (the runtime reports it).
+  const bootInBackground = (vm: VmRecord) =>
+    void runtime.boot(spec(vm)).catch((err: unknown) => {
+      const why = err instanceof Error ? err.message : String(err);
+      config.log(`vm "${vm.name}" did not boot, it is stopped: ${why.split('\n')[0]}`, 'warn');
+    });
   const reflection = (vm: VmRecord) => ({
     EXECTL_REFLECTION_URL: reflectionUrlOf(endpoints.reflection, vm.reflectionSecret),
   });
@@ -84,14 +116,32 @@ export async function startVmMachines({
     socketFor: (name) => (detected.mode.kind === 'machine' ? socketOf(name) : null),
     async create(vm, signal) {
       await runtime.create(spec(vm), { setupScript: vm.setupScript, env: reflection(vm), signal });
-      // The runtime owns a VM's status (store/vm-records.ts); a created VM is running.
-      store.setStatus(vm.id, 'running');
+      bootInBackground(vm);
+      const ran = vm.setupScript !== null && vm.setupScript !== '';
+      store.setSetup(vm.id, { status: ran ? 'done' : 'none', lastLine: null }, 'running');
+    },
+    async createInBackground(vm, signal, waitUntil) {
+      await runtime.create(spec(vm), { signal });
+      if (vm.setupScript === null || vm.setupScript === '') {
+        bootInBackground(vm);
+        return store.setSetup(vm.id, { status: 'none', lastLine: null }, 'running');
+      }
+      const exec = (command: string, options: ExecOptions) =>
+        runtime.exec(spec(vm), command, { ...options, env: reflection(vm) });
+      return jobs.start(vm, exec, waitUntil - Date.now());
+    },
+    async copy(from, to) {
+      await runtime.copy(spec(from), spec(to));
+      bootInBackground(to);
     },
     async restart(vm) {
       await runtime.restart(spec(vm));
       store.setStatus(vm.id, 'running');
     },
-    remove: (vm) => runtime.remove(spec(vm)),
+    async remove(vm) {
+      await jobs.stop(vm.id, 'the VM was removed');
+      await runtime.remove(spec(vm));
+    },
     async exec(vm, command, options) {
       refuseIfPaused(vm);
       return runtime.exec(spec(vm), command, { ...options, env: reflection(vm) });
@@ -113,8 +163,16 @@ export async function startVmMachines({
       store.setStatus(vm.id, frozen ? 'paused' : 'running');
     },
     portTarget: (vm, port) => runtime.portTarget(spec(vm), port),
+    recoverCreations: () => failInterruptedCreations(store, config.log),
+    bootRunning() {
+      booting = bootRunningVms(store, (vm) => runtime.boot(spec(vm)), config.log, stopping.signal);
+      return booting;
+    },
     async shutdown() {
+      stopping.abort();
+      await jobs.stopAll('the server stopped during the setup script');
       await runtime.shutdown();
+      await booting;
       await rm(runDir, { recursive: true, force: true });
     },
   };

@@ -9,6 +9,7 @@ import { userInfo } from 'node:os';
 import { resolve, sep } from 'node:path';
 import { commandEnv } from './command-env.js';
 import { createVm } from './create-vm.js';
+import { copyFolderDisk } from './disk-copy.js';
 import { assertDiskExists, createDisk, removeDisk } from './disk.js';
 import { groupAlive, killUntilGone } from './kill-tree.js';
 import { processCwd } from './proc-table.js';
@@ -31,13 +32,28 @@ import { commandFailed } from '../../errors.js';
 
 export class ProcessRuntime implements VmRuntime {
   readonly kind = 'process';
+  // No root file system of its own: the log is in the VM's folder ($HOME).
+  readonly setupLog = '';
   // Resolved disk folder -> session ids of its commands that may still have processes.
   private readonly sessions = new Map<string, Set<number>>();
   private readonly user = currentUserName();
   private closed = false;
 
   async create(vm: VmSpec, options: CreateOptions = {}): Promise<void> {
-    await createVm(this, vm, options, () => createDisk(vm.diskDir));
+    await createVm(this, vm, options, this.setupLog, () => createDisk(vm.diskDir));
+  }
+
+  // A VM here has no processes of its own between commands, so no state ever changes by
+  // itself, and there is nothing to boot (no init, hence no /etc/rc.local of its own).
+  onStateChange(): void {}
+
+  async boot(vm: VmSpec): Promise<void> {
+    await assertDiskExists(resolve(vm.diskDir));
+  }
+
+  async copy(from: VmSpec, to: VmSpec): Promise<void> {
+    await assertDiskExists(resolve(from.diskDir));
+    await copyFolderDisk(resolve(from.diskDir), resolve(to.diskDir));
   }
 
   async exec(vm: VmSpec, command: string, options: ExecOptions = {}): Promise<ExecResult> {

@@ -1,5 +1,6 @@
 // Which tools the bwrap runtime needs, and in which mode it runs VMs.
 import { readFileSync } from 'node:fs';
+import type { ClientMounts } from './base-system.js';
 import type { CgroupHost } from './cgroups.js';
 import type { DiskTools } from './disk-image.js';
 import { findExecutable } from './executables.js';
@@ -16,15 +17,19 @@ export interface BwrapTools {
   unshare: string;
 }
 
-/** The tools of a machine VM: its network and its disk image too. */
-export interface MachineTools extends BwrapTools, NetworkTools, DiskTools {}
+/** The tools of a machine VM: its network, its disk image and its root file system too. */
+export interface MachineTools extends BwrapTools, NetworkTools, DiskTools {
+  perl: string;
+}
 
 /**
  * How VMs run. `user`: the server is an ordinary user; a VM is a one-id user namespace on the
  * host's network with a folder disk and no limits (SPEC §4's degraded mode). `machine`: the
  * server is root; each VM has its own id range, network, disk image and cgroup limits.
  */
-export type SandboxMode = { kind: 'user' } | ({ kind: 'machine' } & MachineHost);
+export type SandboxMode =
+  | { kind: 'user'; /** The exectl client to show inside (absent: none). */ client?: ClientMounts }
+  | ({ kind: 'machine' } & MachineHost);
 
 /** What machine VMs share on this host. */
 export interface MachineHost {
@@ -37,6 +42,12 @@ export interface MachineHost {
   registry: string;
   /** The server's listeners to show inside every VM (known once they listen). */
   inbound(): readonly InboundListener[];
+  /** The base system below every VM's root (base-system.ts). */
+  baseSystem: string;
+  /** The host's system folders shown copy-on-write in every VM's root (`usr`, real `lib*`…). */
+  systemFolders: readonly string[];
+  /** The exectl client, shown read-only inside every VM. */
+  client: ClientMounts;
 }
 
 const BWRAP_TOOLS = ['bwrap', 'nsenter', 'setpriv', 'unshare'] as const;
@@ -47,6 +58,8 @@ const MACHINE_TOOLS = {
   dumpe2fs: 'dumpe2fs',
   e2fsck: 'e2fsck',
   resize2fs: 'resize2fs',
+  // The idmapped mounts of each VM's root (machine-root.ts); Debian's perl-base is essential.
+  perl: 'perl',
 } as const;
 
 /** The tools, or the name of the first one missing. */

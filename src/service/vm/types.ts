@@ -133,6 +133,13 @@ export interface ShellSession {
   readonly exited: Promise<ExecResult>;
 }
 
+/** What {@link VmRuntime.onStateChange} reports of one VM (by its disk folder, resolved). */
+export type VmStateListener = (
+  diskDir: string,
+  state: 'running' | 'stopped',
+  reason?: string,
+) => void;
+
 /** How to create a VM. */
 export interface CreateOptions extends ExecOptions {
   /** Run once inside the new VM with `/bin/sh -c`, like a command; `null`/absent: none. */
@@ -145,6 +152,24 @@ export interface CreateOptions extends ExecOptions {
  */
 export interface VmRuntime {
   readonly kind: RuntimeKind;
+  /**
+   * Where a setup script's output is kept inside this runtime's VMs (setup-script.ts): `''`
+   * for `$HOME/exectl-setup.log` where a VM has no root file system of its own.
+   */
+  readonly setupLog: string;
+  /**
+   * Calls `listener` when a VM's processes come or go by themselves: `running` once a boot
+   * succeeded, `stopped` when a boot failed (`reason`: why) or its init ended unasked. Not
+   * called for `restart`, `remove` or `shutdown`, which stop VMs on purpose.
+   */
+  onStateChange(listener: VmStateListener): void;
+  /** Boots the VM when it is not running (its `/etc/rc.local` runs); rejects when it cannot. */
+  boot(vm: VmSpec): Promise<void>;
+  /**
+   * Makes `to`'s disk (its folder must not exist) a copy of `from`'s, owned by `to`'s own ids;
+   * a running `from` is held still for the copy (its disk frozen) and goes on afterwards.
+   */
+  copy(from: VmSpec, to: VmSpec): Promise<void>;
   /**
    * Makes the VM's disk (the folder must not exist; its parents are created) and runs the
    * setup script once. All or nothing: when the script fails (ExectlError `command_failed`,

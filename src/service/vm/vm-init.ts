@@ -15,6 +15,8 @@ export interface VmInit {
   hostname: string;
   /** False once the sandbox has ended, killed or not. */
   alive(): boolean;
+  /** Settles once the sandbox has ended, killed or not. */
+  readonly exited: Promise<void>;
   /** Kills every process of the VM; resolves once all of them are gone. */
   stop(): Promise<void>;
 }
@@ -30,8 +32,9 @@ export function startVmInit(
   hostname: string,
   diskDir: string,
   systemArgs: string[],
+  extraArgs: string[],
 ): Promise<VmInit> {
-  const child = spawn(tools.bwrap, bwrapArgs(hostname, diskDir, systemArgs, true), {
+  const child = spawn(tools.bwrap, bwrapArgs(hostname, diskDir, systemArgs, extraArgs), {
     cwd: '/',
     env: { PATH: DEFAULT_PATH },
     detached: true,
@@ -76,6 +79,7 @@ export function watchInit(
         pid: initPid,
         hostname,
         alive: () => !ended,
+        exited,
         stop: async () => {
           if (ended) return;
           child.ref();

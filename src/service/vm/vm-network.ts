@@ -43,7 +43,11 @@ export class VmNetwork {
 
   constructor(
     private readonly tools: NetworkTools,
-    private readonly initPid: number,
+    /**
+     * A process in the VM's network namespace: the launcher's holder while the VM boots (the
+     * network starts before the VM's init exists), then the init ({@link follow}).
+     */
+    private netPid: number,
     /** A folder only the server reaches, for this VM's relay sockets. */
     private readonly runDir: string,
     /**
@@ -80,7 +84,7 @@ export class VmNetwork {
     for (;;) {
       const tables = await Promise.all(
         ['tcp', 'tcp6'].map((t) =>
-          readFile(`/proc/${this.initPid}/net/${t}`, 'utf8').catch(() => ''),
+          readFile(`/proc/${this.netPid}/net/${t}`, 'utf8').catch(() => ''),
         ),
       );
       const open = listeningPorts(tables.join('\n'));
@@ -104,6 +108,11 @@ export class VmNetwork {
     return relay;
   }
 
+  /** From now on, reach the namespace through `pid` (the VM's init: it lives as long as the VM). */
+  follow(pid: number): void {
+    this.netPid = pid;
+  }
+
   /** Ends every helper. */
   stop(): void {
     for (const helper of this.helpers) helper.kill('SIGKILL');
@@ -116,7 +125,10 @@ export class VmNetwork {
     await mkdir(this.runDir, { recursive: true, mode: 0o700 });
     await chown(this.runDir, this.relayId, this.relayId);
     const path = join(this.runDir, `port-${port}.sock`);
-    this.spawnRelay([`UNIX-LISTEN:${path},fork,unlink-early,mode=0600`, `TCP4:127.0.0.1:${port}`]);
+    this.spawnRelay([
+      `UNIX-LISTEN:${path},fork,unlink-early,mode=0600,backlog=1024`,
+      `TCP4:127.0.0.1:${port}`,
+    ]);
     const deadline = Date.now() + READY_TIMEOUT_MS;
     while (
       !(await stat(path).then(
@@ -139,7 +151,7 @@ export class VmNetwork {
     const child = spawn(
       this.tools.nsenter,
       [
-        `--net=/proc/${this.initPid}/ns/net`,
+        `--net=/proc/${this.netPid}/ns/net`,
         '--',
         this.tools.setpriv,
         ...who,
@@ -172,7 +184,7 @@ export class VmNetwork {
         '--enable-seccomp',
         '--ready-fd=3',
         '--exit-fd=4',
-        String(this.initPid),
+        String(this.netPid),
         'tap0',
       ],
       {

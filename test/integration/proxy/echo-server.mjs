@@ -19,6 +19,8 @@ const server = createServer((req, res) => {
       rawHeaders: req.rawHeaders,
       bodyBytes: body.length,
       bodySha256: createHash('sha256').update(body).digest('hex'),
+      // Which connection brought it: the proxy keeps connections to the VM's server alive.
+      remotePort: req.socket.remotePort,
     };
     // Two Set-Cookie headers: repeated response headers must survive the proxy.
     res.writeHead(201, 'Echoed', [

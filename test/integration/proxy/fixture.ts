@@ -32,8 +32,8 @@ export interface ProxyFixture {
   /** Creates a VM owned by `key`'s account with a free default port, and returns that port. */
   createVm(name: string, key?: GeneratedKey): Promise<number>;
   /**
-   * Starts `echo-server.mjs` (or another server file of this folder) in the VM, in the
-   * background, and waits until it listens.
+   * Starts `echo-server.mjs` (or another server file of this folder, `.py` with python3) in the
+   * VM, in the background, and waits until it listens.
    */
   startEchoServer(vm: string, server?: VmServerFile): Promise<void>;
   /** Runs `command` in the VM (`/bin/sh -c`) and asserts that it exits 0. */
@@ -52,10 +52,13 @@ export interface Echo {
   rawHeaders: string[];
   bodyBytes: number;
   bodySha256: string;
+  /** The port of the connection it came on (the proxy's, or its relay's). */
+  remotePort: number;
 }
 
 /** The servers this folder has for running inside a VM. */
-export type VmServerFile = 'echo-server.mjs' | 'keep-alive-server.mjs';
+export type VmServerFile =
+  'echo-server.mjs' | 'closing-server.mjs' | 'zeros-server.mjs' | 'python-server.py';
 
 /** The commands the fixture's own /exec tokens need. */
 const FIXTURE_CMDS = [
@@ -125,7 +128,8 @@ export async function startProxyFixture(
       await fixture.runInVm(
         vm,
         `printf %s ${source} | base64 -d > "$HOME/${server}" && ` +
-          `(setsid nohup node "$HOME/${server}" ${vmPort} > "$HOME/echo.log" 2>&1 < /dev/null &)`,
+          `(setsid nohup ${server.endsWith('.py') ? 'python3' : 'node'} "$HOME/${server}" ${vmPort} ` +
+          `> "$HOME/echo.log" 2>&1 < /dev/null &)`,
       );
       await fixture.waitForPort(vmPort, 'echo.log', vm);
     },

@@ -256,5 +256,10 @@ describe('VM proxy: with the bwrap runtime (the proxy reaches into the VM’s ow
     );
     assert.equal(echo.url, '/in-the-box');
     assert.equal(headerText(echo.rawHeaders, 'x-exectl-email'), 'owner@example.com');
+    // The next request comes on the same connection (as root, through the VM's relay socket).
+    const again = echoOf(
+      await curl(f.vmUrl('boxed', '/again'), withToken(await f.vmToken('boxed'))),
+    );
+    assert.equal(again.remotePort, echo.remotePort);
   });
 });

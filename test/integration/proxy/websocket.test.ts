@@ -138,39 +138,87 @@ describe('VM proxy: WebSocket upgrades', () => {
 
 describe('VM proxy: an upgrade the VM server does not take (SPEC §6)', () => {
   let f: ProxyFixture;
+  let token: string;
   before(async () => {
     f = await startProxyFixture();
     await f.createVm('plain');
-    await f.startEchoServer('plain', 'keep-alive-server.mjs');
+    // Python's BaseHTTPRequestHandler: answers the upgrade request with a plain 200 and keeps
+    // the connection, ready for whatever request follows on it.
+    await f.startEchoServer('plain', 'python-server.py');
+    token = await f.vmToken('plain');
   });
   after(() => f.stop());
+
+  /** Sends `requests` in one write on one connection; resolves with all that came back. */
+  const oneWrite = async (requests: string): Promise<string> => {
+    const socket = connect(f.port, '127.0.0.1');
+    await once(socket, 'connect');
+    // The client keeps its side open: closing is the proxy's job.
+    socket.write(requests);
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    await once(socket, 'close');
+    return Buffer.concat(chunks).toString('latin1');
+  };
+  const seen = async () => {
+    const r = await curl(f.vmUrl('plain', '/seen'), withToken(token));
+    assert.equal(r.status, 200, r.body);
+    return JSON.parse(r.body) as [string, string | null][];
+  };
 
   const name =
     'its answer reaches the client, then the connection closes: nothing smuggled after it';
   test(name, { timeout: 20_000 }, async () => {
-    const token = await f.vmToken('plain');
     const host = `plain.localhost:${f.port}`;
-    const socket = connect(f.port, '127.0.0.1');
-    await once(socket, 'connect');
     // One write: the second request rides behind the upgrade request, with a forged identity.
-    // The client keeps its side open: closing is the proxy's job.
-    socket.write(
+    const answer = await oneWrite(
       `GET /first HTTP/1.1\r\nHost: ${host}\r\nX-Exectl-Authorization: Bearer ${token}\r\n` +
         'Connection: Upgrade\r\nUpgrade: websocket\r\n\r\n' +
-        `GET /second HTTP/1.1\r\nHost: ${host}\r\nX-Exectl-Email: alice@example.com\r\n\r\n`,
+        `GET /second HTTP/1.1\r\nHost: ${host}\r\nX-Exectl-Email: alice@example.com\r\n` +
+        'X-Exectl-Token-Ctx: {"role":"admin"}\r\n\r\n',
     );
-    const chunks: Buffer[] = [];
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    await once(socket, 'close');
-    const answer = Buffer.concat(chunks).toString('latin1');
     assert.match(answer, /^HTTP\/1\.1 200 OK\r\n/);
-    assert.ok(answer.endsWith('\r\n\r\n{"line":"GET /first HTTP/1.1"}'), answer);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { line: string };
+    assert.equal(body.line, 'GET /first HTTP/1.1');
     assert.equal(answer.match(/HTTP\/1\.1 \d{3} /g)!.length, 1, answer);
 
-    const seen = await curl(f.vmUrl('plain', '/seen'), withToken(token));
-    assert.equal(seen.status, 200, seen.body);
-    assert.deepEqual(JSON.parse(seen.body), [['GET /first HTTP/1.1', 'owner@example.com']]);
+    assert.deepEqual(await seen(), [['GET /first HTTP/1.1', 'owner@example.com']]);
     assert.match(f.svc.logs.at(-2)!, / via=proxy key=SHA256:\S+ cmd="GET plain" status=200 ms=/);
+  });
+
+  test('X_Exectl_Email (underscores) never reaches a CGI/WSGI reader as the proxy’s header', async () => {
+    const r = await curl(f.vmUrl('plain', '/underscores'), [
+      ...withToken(token),
+      '-H',
+      'X_Exectl_Email: mallory@example.com',
+      '-H',
+      'X-Exectl_User_Id: usr_FORGED',
+      '-H',
+      'x_exectl_token_ctx: {"role":"admin"}',
+      '-H',
+      'X_Forwarded_For: 6.6.6.6',
+    ]);
+    assert.equal(r.status, 200, r.body);
+    const { environ } = JSON.parse(r.body) as { environ: Record<string, string> };
+    const owner = f.svc.service.store.findAccountByEmail(f.svc.owner.email)!;
+    assert.equal(environ.HTTP_X_EXECTL_EMAIL, 'owner@example.com');
+    assert.equal(environ.HTTP_X_EXECTL_USER_ID, owner.userId);
+    assert.equal(environ.HTTP_X_EXECTL_TOKEN_CTX, undefined);
+    assert.equal(environ.HTTP_X_FORWARDED_FOR, '127.0.0.1');
+
+    // On a public VM, without a token: nobody is named at all.
+    await f.exec('share set-public plain');
+    try {
+      const anonymous = await curl(f.vmUrl('plain', '/anonymous'), [
+        '-H',
+        'X_Exectl_Email: mallory@example.com',
+      ]);
+      assert.equal(anonymous.status, 200, anonymous.body);
+      const seenBy = (JSON.parse(anonymous.body) as { environ: Record<string, string> }).environ;
+      assert.equal(seenBy.HTTP_X_EXECTL_EMAIL, undefined);
+    } finally {
+      await f.exec('share set-private plain');
+    }
   });
 });
 

@@ -1,17 +1,17 @@
 // A real SSH front end on a loopback port, over a real SQLite store in a temp dir, driven with
 // the real OpenSSH client. One harness per test file; close() removes everything it made.
-import type { ServiceConfig } from '../../../src/service/config.js';
 import type { ServiceDeps, ServiceEndpoints, VmMachines } from '../../../src/service/deps.js';
 import type { CommandRegistry } from '../../../src/service/dispatch/registry.js';
 import { createExecHandler } from '../../../src/service/http/exec-handler.js';
 import { listenHttp, type HttpListener } from '../../../src/service/http/http-server.js';
-import { RateLimiter, type RateLimit } from '../../../src/service/http/rate-limit.js';
+import { RateLimiter, type RateLimit } from '../../../src/service/rules/rate-limit.js';
 import { TokenAuthenticator } from '../../../src/service/http/token-auth.js';
 import { startSshFrontEnd, type SshFrontEnd } from '../../../src/service/ssh/index.js';
 import { openStore, type Account, type Store } from '../../../src/service/store/index.js';
 import { parsePublicKey } from '../../../src/token/keys.js';
 import { generateKey, run, type GeneratedKey, type RunResult } from '../../helpers/keys.js';
 import { createTempDir, type TempDir } from '../../helpers/tmp.js';
+import { testServiceConfig } from '../../helpers/config.js';
 
 export interface HarnessOptions {
   registry: CommandRegistry<ServiceDeps>;
@@ -66,6 +66,8 @@ export interface SshOptions {
 /** A VM runtime for tests whose commands never reach a VM: any use is a test bug. */
 const noMachines: VmMachines & Closable = {
   create: () => Promise.reject(new Error('this test started no VM runtime')),
+  createInBackground: () => Promise.reject(new Error('this test started no VM runtime')),
+  copy: () => Promise.reject(new Error('this test started no VM runtime')),
   restart: () => Promise.reject(new Error('this test started no VM runtime')),
   remove: () => Promise.reject(new Error('this test started no VM runtime')),
   exec: () => Promise.reject(new Error('this test started no VM runtime')),
@@ -82,19 +84,17 @@ const noMachines: VmMachines & Closable = {
 export async function startSshHarness(options: HarnessOptions): Promise<SshHarness> {
   const dir = await createTempDir('ssh');
   const logs: string[] = [];
-  const config: ServiceConfig = {
-    listen: { host: '127.0.0.1', port: 0 },
+  const config = testServiceConfig({
     sshListen: { host: '127.0.0.1', port: 0 },
-    reflectionListen: { host: '127.0.0.1', port: 0 },
     dataDir: dir.path,
-    domain: 'localhost',
-    tls: null,
     runtime: 'auto',
     rateLimit:
       options.rateLimit === undefined ? { capacity: 60, refillMs: 60_000 } : options.rateLimit,
     log: (line) => logs.push(line),
-    commandDeadlineMs: options.commandDeadlineMs ?? 30_000,
-  };
+    ...(options.commandDeadlineMs === undefined
+      ? {}
+      : { commandDeadlineMs: options.commandDeadlineMs }),
+  });
   const store = openStore(dir.join('exectl.db'));
   // Nothing listens on these unless the test asks: nothing may reach them by accident.
   const endpoints: ServiceEndpoints = {

@@ -56,7 +56,7 @@ for (const kind of ['bwrap', 'process'] satisfies RuntimeKind[]) {
         'EXECTL_REFLECTION_URL=http://127.0.0.1:7071/vm/s3cr3t',
         'GREETING=hello world',
         `HOME=${home.HOME}`,
-        'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+        'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/opt/exectl/bin',
         `USER=${home.USER}`,
       ]);
       // PWD is the shell's own doing (sh sets it), like on any sshd.

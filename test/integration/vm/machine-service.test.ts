@@ -69,6 +69,12 @@ describe('machine VMs through the service (as root)', () => {
     assert.equal(out, '401{\n  "name');
   });
 
+  test('exectl reflect works inside: the client is on PATH in every VM', async () => {
+    const reflected = JSON.parse(await ok('ssh alpha exectl reflect')) as { name: string };
+    assert.equal(reflected.name, 'alpha');
+    assert.equal(await ok('ssh alpha exectl reflect /tags'), '{\n  "tags": []\n}\n');
+  });
+
   test('outbound: the Debian mirror the host uses answers', async () => {
     const sources = await readFile('/etc/apt/sources.list.d/debian.sources', 'utf8').catch(
       () => '',
@@ -204,9 +210,9 @@ describe('machine VMs through the service (as root)', () => {
       generateKey(svc.dir.path, 'ed25519', { name: 'id_extra' }),
     );
     const added = await exec(`ssh-key add --name extra '${publicKeyLine}'`, other);
-    for (const answer of [made, ran, added]) {
-      assert.equal(answer.status, 200, answer.text);
-      assert.ok(answer.ms < 10_000, `took ${answer.ms} ms`);
+    for (const [what, answer] of Object.entries({ made, ran, added })) {
+      assert.equal(answer.status, 200, `${what}: ${answer.text}`);
+      assert.ok(answer.ms < 10_000, `${what} took ${answer.ms} ms`);
     }
     assert.equal(ran.text, 'fine\n');
     // The bomb fails on its own (no process or memory left: 422) or at the deadline (504).

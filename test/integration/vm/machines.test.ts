@@ -4,12 +4,12 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ServiceConfig } from '../../../src/service/config.js';
 import type { ServiceEndpoints } from '../../../src/service/deps.js';
 import { openStore, type Store, type VmRecord } from '../../../src/service/store/index.js';
 import { startVmMachines, type RunningVmMachines } from '../../../src/service/vm/index.js';
 import type { RuntimeKind } from '../../../src/service/vm/index.js';
 import { createTempDir, type TempDir } from '../../helpers/tmp.js';
+import { testServiceConfig } from '../../helpers/config.js';
 
 for (const kind of ['bwrap', 'process'] satisfies RuntimeKind[]) {
   describe(`startVmMachines with --runtime ${kind}`, () => {
@@ -26,18 +26,7 @@ for (const kind of ['bwrap', 'process'] satisfies RuntimeKind[]) {
       await mkdir(dir.join('data'));
       store = openStore(dir.join('data', 'exectl.db'));
       accountId = store.createAccount('ada@example.com').id;
-      const config: ServiceConfig = {
-        listen: { host: '127.0.0.1', port: 0 },
-        sshListen: null,
-        reflectionListen: { host: '127.0.0.1', port: 0 },
-        dataDir: dir.join('data'),
-        domain: 'localhost',
-        tls: null,
-        runtime: kind,
-        rateLimit: null,
-        log: () => {},
-        commandDeadlineMs: 30_000,
-      };
+      const config = testServiceConfig({ dataDir: dir.join('data'), runtime: kind });
       machines = await startVmMachines({ config, store, endpoints });
       endpoints.reflection = 'http://127.0.0.1:7071';
     });

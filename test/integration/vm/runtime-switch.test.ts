@@ -2,7 +2,9 @@
 // with bwrap: the VM's root (the unprivileged id) gets its files, and nothing outside its disk.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { link, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { link, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { runtimeFor } from './fixture.js';
 import { createTempDir, type TempDir } from '../../helpers/tmp.js';
 
@@ -18,7 +20,13 @@ test('a process-runtime disk moves into the VM’s own disk; a file linked from 
   const vm = { name: 'moved', diskDir: dir.join('vms', '1'), env: {} };
   const processRuntime = await runtimeFor('process');
   await processRuntime.create(vm);
-  await processRuntime.exec(vm, 'mkdir -p work && echo old > work/notes');
+  // A trap an older VM could have set in its home, at the image's top: layers of its own whose
+  // upper folder is a host folder. They are the VM's files, moved into its home, never used.
+  const trap = await mkdtemp(join(tmpdir(), 'exectl-trap-'));
+  await processRuntime.exec(
+    vm,
+    `mkdir -p work overlay/root/work && echo old > work/notes && ln -s ${trap} overlay/root/upper`,
+  );
   const outside = dir.join('outside.txt');
   await writeFile(outside, 'not the VM’s\n');
   await link(outside, dir.join('vms', '1', 'linked.txt'));
@@ -29,15 +37,24 @@ test('a process-runtime disk moves into the VM’s own disk; a file linked from 
     const chunks: Buffer[] = [];
     const result = await bwrapRuntime.exec(
       vm,
-      'echo new >> work/notes && cat work/notes; echo x >> linked.txt; stat -c "%u %n" work/notes linked.txt',
+      'echo new >> work/notes && cat work/notes; echo x >> linked.txt; stat -c "%u %n" work/notes linked.txt; touch /made-by-vm; readlink overlay/root/upper',
       { onOutput: (c) => chunks.push(c) },
     );
-    assert.equal(Buffer.concat(chunks).toString(), 'old\nnew\n0 work/notes\n0 linked.txt\n');
+    assert.equal(
+      Buffer.concat(chunks).toString(),
+      `old\nnew\n0 work/notes\n0 linked.txt\n${trap}\n`,
+    );
     assert.equal(result.exitCode, 0);
-    assert.deepEqual(await readdir(dir.join('vms', '1')), ['disk.img', 'id-range']);
+    assert.deepEqual(await readdir(trap), []);
+    assert.deepEqual((await readdir(dir.join('vms', '1'))).sort(), [
+      'disk.img',
+      'id-range',
+      'root-layout',
+    ]);
     assert.equal(await readFile(outside, 'utf8'), 'not the VM’s\n');
     assert.equal((await stat(outside)).uid, 0);
   } finally {
     await bwrapRuntime.shutdown();
+    await rm(trap, { recursive: true, force: true });
   }
 });

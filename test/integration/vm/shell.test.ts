@@ -102,7 +102,7 @@ for (const kind of ['bwrap', 'process'] satisfies RuntimeKind[]) {
       assert.equal(
         env,
         `xterm-256color|${shell}|${shell}|hi there|http://127.0.0.1:7071/vm/s3cr3t|` +
-          '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\r\n',
+          '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/opt/exectl/bin\r\n',
       );
       s.type('exit\r');
       assert.deepEqual(await s.session.exited, { exitCode: 0, aborted: false });

@@ -3,7 +3,7 @@
 // so it starts a whole runtime in a child process under another uid.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chown } from 'node:fs/promises';
+import { chown, mkdir, readFile } from 'node:fs/promises';
 import { allCapabilities } from './fixture.js';
 import { resolve } from 'node:path';
 import { createTempDir, type TempDir } from '../../helpers/tmp.js';
@@ -17,6 +17,8 @@ let dir: TempDir;
 before(async () => {
   dir = await createTempDir('vm-unpriv');
   await chown(dir.path, SERVER_UID, SERVER_UID);
+  await mkdir(dir.join('run'), { mode: 0o711 });
+  await chown(dir.join('run'), SERVER_UID, SERVER_UID);
 });
 after(() => dir.remove());
 
@@ -26,12 +28,12 @@ test('a non-root server runs isolated VMs as its own user', async (t) => {
     import { stat } from 'node:fs/promises';
     import { createRuntime, detectRuntime } from ${JSON.stringify(resolve('src/service/vm/index.ts'))};
     const print = (chunk) => process.stdout.write(chunk);
-    const detected = await detectRuntime('bwrap', { runDir: '/nonexistent', inbound: () => [] });
-    console.log(JSON.stringify(detected));
+    const detected = await detectRuntime('bwrap', { runDir: ${JSON.stringify(dir.join('run'))}, inbound: () => [] });
+    console.log(JSON.stringify({ ...detected, mode: { kind: detected.mode.kind } }));
     const runtime = createRuntime('bwrap', detected.mode);
     const vm = { name: 'plain', diskDir: ${JSON.stringify(dir.join('data', 'vms', '1'))}, env: {} };
     await runtime.create(vm, { setupScript: 'echo made > made.txt' });
-    await runtime.exec(vm, 'id -u; hostname; cat made.txt; grep -E "^Cap(Eff|Bnd):" /proc/self/status', { onOutput: print });
+    await runtime.exec(vm, 'id -u; hostname; cat made.txt; grep -E "^Cap(Eff|Bnd):" /proc/self/status; exectl --version', { onOutput: print });
     console.log((await stat(vm.diskDir + '/made.txt')).uid);
     await runtime.exec(vm, 'setsid sleep 86401 > /dev/null 2>&1 &');
     await runtime.exec({ ...vm, name: 'renamed' }, 'hostname; ps -eo args= | grep -c "^sleep 86401"', { onOutput: print });
@@ -41,6 +43,7 @@ test('a non-root server runs isolated VMs as its own user', async (t) => {
     await runtime.remove(vm);
     await runtime.shutdown();`;
   const stdout = await runScriptAs(asUser(SERVER_UID), script);
+  const { version } = JSON.parse(await readFile('package.json', 'utf8')) as { version: string };
   assert.equal(
     stdout,
     [
@@ -57,6 +60,8 @@ test('a non-root server runs isolated VMs as its own user', async (t) => {
       // Root of its own one-id user namespace: every capability there, none on the host.
       `CapEff:\t${await allCapabilities()}`,
       `CapBnd:\t${await allCapabilities()}`,
+      // The client, read-only on PATH: this very package.
+      version,
       String(SERVER_UID),
       'renamed',
       '1',

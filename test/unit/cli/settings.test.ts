@@ -29,10 +29,11 @@ const CONFIG: ConfigFile = {
 };
 const NO_DEFAULT: ConfigFile = { path: CONFIG.path, profiles: CONFIG.profiles };
 
-const DEFAULTS: Settings = {
+const DEFAULTS: Omit<Settings, 'urlFrom' | 'profileFile'> = {
   url: 'http://127.0.0.1:7070',
   profile: undefined,
   keyPath: undefined,
+  keyFrom: undefined,
   namespace: 'v0@localhost',
 };
 const HOME = { HOME: '/home/u' };
@@ -62,6 +63,7 @@ test('resolveSettings: flags > env > profile > defaults', () => {
         url: 'https://exec.example.com',
         profile: 'work',
         keyPath: '/home/u/.ssh/work',
+        keyFrom: 'profile',
         namespace: 'v0@example.com',
       },
     ],
@@ -71,14 +73,14 @@ test('resolveSettings: flags > env > profile > defaults', () => {
       { profile: 'ns' },
       HOME,
       CONFIG,
-      { profile: 'ns', keyPath: '/keys/ns', namespace: 'v0@ns.test' },
+      { profile: 'ns', keyPath: '/keys/ns', keyFrom: 'profile', namespace: 'v0@ns.test' },
     ],
     [
       'EXECTL_PROFILE',
       {},
       { ...HOME, EXECTL_PROFILE: 'ns' },
       CONFIG,
-      { profile: 'ns', keyPath: '/keys/ns', namespace: 'v0@ns.test' },
+      { profile: 'ns', keyPath: '/keys/ns', keyFrom: 'profile', namespace: 'v0@ns.test' },
     ],
     [
       '--profile beats EXECTL_PROFILE',
@@ -101,6 +103,7 @@ test('resolveSettings: flags > env > profile > defaults', () => {
         url: 'http://env',
         profile: 'work',
         keyPath: '/env/key',
+        keyFrom: 'EXECTL_KEY',
         namespace: 'v0@env',
       },
     ],
@@ -113,6 +116,7 @@ test('resolveSettings: flags > env > profile > defaults', () => {
         url: 'http://flag',
         profile: 'work',
         keyPath: '/flag/key',
+        keyFrom: '--key',
         namespace: 'v0@flag',
       },
     ],
@@ -121,11 +125,32 @@ test('resolveSettings: flags > env > profile > defaults', () => {
       { profile: 'ns' },
       HOME,
       CONFIG,
-      { profile: 'ns', keyPath: '/keys/ns', namespace: 'v0@ns.test' },
+      { profile: 'ns', keyPath: '/keys/ns', keyFrom: 'profile', namespace: 'v0@ns.test' },
     ],
   ];
   for (const [name, flags, env, config, expected] of cases) {
-    assert.deepEqual(resolveSettings(flags, env, config), { ...DEFAULTS, ...expected }, name);
+    const { urlFrom: _u, profileFile: _f, ...settings } = resolveSettings(flags, env, config);
+    assert.deepEqual(settings, { ...DEFAULTS, ...expected }, name);
+  }
+});
+
+test('resolveSettings: where the URL came from, in words for messages', () => {
+  const cases: [
+    SettingFlags,
+    Record<string, string>,
+    ConfigFile | undefined,
+    string,
+    string | undefined,
+  ][] = [
+    [{}, HOME, undefined, 'the default URL', undefined],
+    [{ url: 'http://f' }, HOME, CONFIG, '--url', CONFIG.path],
+    [{}, { ...HOME, EXECTL_URL: 'http://e' }, CONFIG, 'EXECTL_URL', CONFIG.path],
+    [{}, HOME, CONFIG, `url of profile "work" in ${CONFIG.path}`, CONFIG.path],
+    [{ profile: 'ns' }, HOME, CONFIG, 'the default URL', CONFIG.path],
+  ];
+  for (const [flags, env, config, urlFrom, profileFile] of cases) {
+    const settings = resolveSettings(flags, env, config);
+    assert.deepEqual([settings.urlFrom, settings.profileFile], [urlFrom, profileFile], urlFrom);
   }
 });
 

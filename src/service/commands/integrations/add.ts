@@ -2,7 +2,7 @@ import { commandFailed } from '../../../errors.js';
 import { refuseOwnListener } from '../../integrations/loop.js';
 import { REFLECTION_FIELDS, type IntegrationType } from '../../store/index.js';
 import { json, type ServiceCommand } from '../shared/command.js';
-import { checkComment } from '../shared/validate.js';
+import { checkComment } from '../../rules/validate.js';
 import { attachableSpec } from './attach-spec.js';
 import {
   checkHeaderLine,
@@ -10,7 +10,7 @@ import {
   checkIntegrationType,
   checkTarget,
   parseReflectionFields,
-} from './validate.js';
+} from '../../rules/integrations.js';
 import { integrationView, renderIntegration } from './view.js';
 
 /**

@@ -2,7 +2,7 @@
 import type { AttachmentSpec } from '../../store/index.js';
 import type { ServiceContext } from '../shared/command.js';
 import { findOwnVm } from '../shared/vm-access.js';
-import { parseAttachmentSpec } from './validate.js';
+import { parseAttachmentSpec } from '../../rules/integrations.js';
 
 /**
  * A spec the caller may attach: well-formed, and for `vm:<name>` a VM the caller owns (an

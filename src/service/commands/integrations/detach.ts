@@ -1,5 +1,5 @@
 import { json, type ServiceCommand } from '../shared/command.js';
-import { parseAttachmentSpec } from './validate.js';
+import { parseAttachmentSpec } from '../../rules/integrations.js';
 import { findIntegration, integrationView, renderIntegration } from './view.js';
 
 /**

@@ -1,5 +1,5 @@
 import { json, type ServiceCommand } from '../shared/command.js';
-import { checkIntegrationName } from './validate.js';
+import { checkIntegrationName } from '../../rules/integrations.js';
 import { findIntegration, integrationView, renderIntegration } from './view.js';
 
 /**

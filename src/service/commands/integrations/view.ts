@@ -2,8 +2,8 @@
 import { commandFailed } from '../../../errors.js';
 import type { IntegrationRecord } from '../../store/index.js';
 import type { ServiceContext } from '../shared/command.js';
-import { listCell, optionalCell, textRecord, textTable } from '../shared/text-table.js';
-import { quote } from '../shared/validate.js';
+import { listCell, optionalCell, textRecord, textTable } from '../../../text-table.js';
+import { quote } from '../../rules/validate.js';
 
 /**
  * One integration as every integrations command answers it. `header_names` lists the names of

@@ -1,15 +1,15 @@
 import { commandFailed } from '../../../errors.js';
 import { json, type ServiceCommand } from '../shared/command.js';
-import { quote } from '../shared/validate.js';
+import { quote } from '../../rules/validate.js';
 import { findOwnVm } from '../shared/vm-access.js';
 import { renderVmState, vmStateData, type VmStateData } from './vm-state-view.js';
 
 const UNITS: Record<string, number> = { '': 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30, T: 2 ** 40 };
 const SIZE = /^([1-9]\d{0,15})([KMGT]?)i?B?$/i;
 // Below these a VM cannot do its own work (an ext4 journal alone takes 4 MiB).
-const MIN_MEMORY = 32 * 2 ** 20;
-const MIN_DISK = 64 * 2 ** 20;
-const MAX_CPUS = 1024;
+export const MIN_MEMORY = 32 * 2 ** 20;
+export const MIN_DISK = 64 * 2 ** 20;
+export const MAX_CPUS = 1024;
 
 /**
  * A size as `resize` takes it: a whole number with an optional unit K, M, G or T (powers of

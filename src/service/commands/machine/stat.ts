@@ -1,6 +1,6 @@
 import { json, type ServiceCommand } from '../shared/command.js';
 import { findVisibleVm } from '../shared/vm-access.js';
-import { renderVmState, vmStateData, type VmStateData } from './vm-state-view.js';
+import { liveStatus, renderVmState, vmStateData, type VmStateData } from './vm-state-view.js';
 
 /** `stat <vm>` — a VM's state, limits and live usage (a limit the host cannot enforce: null). */
 export const statCommand: ServiceCommand = {
@@ -13,7 +13,12 @@ export const statCommand: ServiceCommand = {
   mutates: false,
   async run(ctx, input) {
     const vm = findVisibleVm(ctx, input.args[0] ?? '');
-    return json(vmStateData(vm, await ctx.deps.machines.stat(vm)));
+    const state = await ctx.deps.machines.stat(vm);
+    // A VM found stopped here is stored so, for `ls` too (the runtime's report may lag).
+    if (liveStatus(vm, state) === 'stopped' && vm.status === 'running') {
+      ctx.deps.store.setStatusIf(vm.id, ['running'], 'stopped');
+    }
+    return json(vmStateData(vm, state));
   },
   renderText: (data: VmStateData) => renderVmState(data),
 };

@@ -1,5 +1,5 @@
 // The JSON of `stat` and `resize` (SPEC §3): a VM's state, limits and live usage.
-import type { VmRecord } from '../../store/index.js';
+import type { VmRecord, VmSetup, VmStatus } from '../../store/index.js';
 import type { VmState } from '../../vm/types.js';
 
 export interface VmStateData {
@@ -19,7 +19,17 @@ export interface VmStateData {
     disk_bytes: number | null;
     cpu_seconds: number | null;
   };
-  setup: { status: 'none' | 'done'; last_line: string | null };
+  setup: { status: VmSetup['status']; last_line: string | null };
+}
+
+/**
+ * The VM's real status: the stored one, unless its machine says otherwise (frozen; or stored
+ * `running` while its processes are gone, which the runtime reports a moment later).
+ */
+export function liveStatus(vm: VmRecord, state: VmState): VmStatus {
+  if (state.paused) return 'paused';
+  if (vm.status === 'running' && !state.running) return 'stopped';
+  return vm.status;
 }
 
 /** `stat`'s answer for `vm` whose machine is in `state`. */
@@ -27,7 +37,7 @@ export function vmStateData(vm: VmRecord, state: VmState): VmStateData {
   const { limits, usage } = state;
   return {
     vm_name: vm.name,
-    status: state.paused ? 'paused' : vm.status,
+    status: liveStatus(vm, state),
     created_at: vm.createdAt,
     booted_at: state.bootedAt === null ? null : new Date(state.bootedAt).toISOString(),
     limits: {
@@ -42,8 +52,7 @@ export function vmStateData(vm: VmRecord, state: VmState): VmStateData {
       disk_bytes: usage.diskBytes,
       cpu_seconds: usage.cpuSeconds === null ? null : Math.round(usage.cpuSeconds * 1000) / 1000,
     },
-    // A VM whose setup script failed is not kept (`new` answers 422), so a stored one is done.
-    setup: { status: vm.setupScript === null ? 'none' : 'done', last_line: null },
+    setup: { status: vm.setup.status, last_line: vm.setup.lastLine },
   };
 }
 
@@ -55,6 +64,7 @@ export function renderVmState(data: VmStateData): string {
     `vm:      ${data.vm_name} (${data.status})`,
     `created: ${data.created_at}`,
     `booted:  ${data.booted_at ?? '-'}`,
+    `setup:   ${data.setup.status}${data.setup.last_line === null ? '' : ` (${data.setup.last_line})`}`,
     `cpus:    ${show(data.limits.cpus)} (used ${show(data.usage.cpu_seconds)} s)`,
     `memory:  ${mib(data.usage.memory_bytes)} of ${mib(data.limits.memory_bytes)}`,
     `pids:    ${show(data.usage.pids)} of ${show(data.limits.pids)}`,

@@ -1,7 +1,7 @@
 import { commandFailed } from '../../../errors.js';
 import { servicePorts } from '../../deps.js';
 import { json, type ServiceCommand } from '../shared/command.js';
-import { parsePort } from '../shared/validate.js';
+import { parsePort } from '../../rules/validate.js';
 import { findOwnVm } from '../shared/vm-access.js';
 
 interface SharePortData {

@@ -1,5 +1,5 @@
 import { json, type ServiceCommand } from '../shared/command.js';
-import { shareEntry, shareTable, type ShareEntry } from '../shared/share-view.js';
+import { shareEntry, shareTable, type ShareEntry } from './view.js';
 import { findOwnVm } from '../shared/vm-access.js';
 
 interface ShareShowData {

@@ -16,8 +16,3 @@ export function json(data: unknown): JsonOutput {
 export function nowSeconds(ctx: ServiceContext): number {
   return Math.floor(ctx.deps.now() / 1000);
 }
-
-/** Unix seconds as an RFC 3339 UTC string with whole seconds, the form every time takes. */
-export function rfc3339(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}

@@ -1,19 +1,14 @@
 // The options of the commands that make tokens (`ssh-key generate-api-key`, `svc0-to-svc1`):
 // namespaces, `--exp` and `--cmds`.
+import { DURATION_EXAMPLES, parseDuration } from '../../../durations.js';
 import { commandFailed, ExectlError } from '../../../errors.js';
 import type { ServiceDeps } from '../../deps.js';
 import { isAllowed } from '../../dispatch/authorize.js';
 import type { CommandRegistry } from '../../dispatch/registry.js';
-import { quote } from './validate.js';
+import { quote } from '../../rules/validate.js';
 
 /** SPEC §1.3: the latest `exp` a token may carry (2100-01-01). */
 const LATEST_EXP = 4102444800;
-const SECONDS_PER: Record<string, number> = {
-  h: 3600,
-  d: 86_400,
-  w: 7 * 86_400,
-  y: 365 * 86_400,
-};
 /** The one command whose cmds entry may name a VM: `ssh <vm>` (SPEC §1.3). */
 const VM_SCOPED = 'ssh';
 
@@ -26,21 +21,21 @@ export function tokenNamespace(deps: ServiceDeps, vmName?: string): string {
 }
 
 /**
- * `--exp`: `N` + `h` (hours), `d` (days), `w` (weeks) or `y` (365 days) from now, as unix
- * seconds; `never` is null (no `exp` field).
+ * `--exp`: a duration from now (`30s`, `15m`, `1h`, `7d`, `2w`, `1y`: the parser `exectl mint`
+ * uses) as unix seconds; `never` is null (no `exp` field).
  *
- * @throws 422 `invalid --exp "x": use N followed by h, d, w or y (e.g. 30d), or never`, or
- *   `--exp "x" ends after 2100-01-01, the latest a token can expire`.
+ * @throws 422 `invalid --exp "x": use a duration such as 30s, 15m, 1h, 7d, 2w or 1y, or never`,
+ *   or `--exp "x" ends after 2100-01-01, the latest a token can expire`.
  */
 export function parseExpiry(text: string, nowSeconds: number): number | null {
   if (text === 'never') return null;
-  const match = /^([1-9][0-9]*)([hdwy])$/.exec(text);
-  if (match === null) {
+  const seconds = parseDuration(text);
+  if (seconds === undefined) {
     throw commandFailed(
-      `invalid --exp ${quote(text)}: use N followed by h, d, w or y (e.g. 30d), or never`,
+      `invalid --exp ${quote(text)}: use a duration such as ${DURATION_EXAMPLES}, or never`,
     );
   }
-  const exp = nowSeconds + Number(match[1]) * SECONDS_PER[match[2]!]!;
+  const exp = nowSeconds + seconds;
   if (!(exp <= LATEST_EXP)) {
     throw commandFailed(
       `--exp ${quote(text)} ends after 2100-01-01, the latest a token can expire`,

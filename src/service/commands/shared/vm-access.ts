@@ -3,7 +3,7 @@
 import { commandFailed, type ExectlError } from '../../../errors.js';
 import type { VmRecord } from '../../store/index.js';
 import type { ServiceContext } from './command.js';
-import { quote, sameEmail } from './validate.js';
+import { quote, sameEmail } from '../../rules/validate.js';
 
 /**
  * The answer for a VM that does not exist AND for one that exists but is not visible to the

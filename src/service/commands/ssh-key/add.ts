@@ -1,6 +1,6 @@
 import { json, type ServiceCommand } from '../shared/command.js';
-import { defaultNameForKey, parseUserPublicKey } from '../shared/ssh-keys.js';
-import { checkKeyName } from '../shared/validate.js';
+import { defaultNameForKey, parseUserPublicKey } from './keys.js';
+import { checkKeyName } from '../../rules/validate.js';
 
 interface SshKeyAddData {
   name: string;

@@ -2,16 +2,17 @@ import { newSvc1 } from '../../../token/format.js';
 import { generateOneShotEd25519Signer } from '../../../token/generated-key.js';
 import { mintSvc0 } from '../../../token/mint.js';
 import { serializePermissions } from '../../../token/permissions.js';
-import { json, nowSeconds, rfc3339, type ServiceCommand } from '../shared/command.js';
-import { freeKeyName } from '../shared/ssh-keys.js';
-import { textRecord } from '../shared/text-table.js';
+import { rfc3339 } from '../../../time.js';
+import { json, nowSeconds, type ServiceCommand } from '../shared/command.js';
+import { freeKeyName } from './keys.js';
+import { textRecord } from '../../../text-table.js';
 import {
   grantableCmds,
   parseCmdsFlag,
   parseExpiry,
   tokenNamespace,
 } from '../shared/token-options.js';
-import { checkKeyName } from '../shared/validate.js';
+import { checkKeyName } from '../../rules/validate.js';
 import { findVisibleVm } from '../shared/vm-access.js';
 
 const DEFAULT_EXP = '30d';
@@ -56,7 +57,7 @@ export const generateApiKeyCommand: ServiceCommand = {
       name: 'exp',
       type: 'string',
       default: DEFAULT_EXP,
-      description: 'Lifetime: N followed by h, d, w or y, or never',
+      description: 'Lifetime: a duration (30s, 15m, 1h, 7d, 2w, 1y) or never',
     },
   ],
   args: [],

@@ -1,5 +1,5 @@
 import { json, type ServiceCommand } from '../shared/command.js';
-import { optionalCell, textTable } from '../shared/text-table.js';
+import { optionalCell, textTable } from '../../../text-table.js';
 
 interface KeyEntry {
   name: string;

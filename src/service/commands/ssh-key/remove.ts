@@ -1,6 +1,6 @@
 import { commandFailed } from '../../../errors.js';
 import { json, type ServiceCommand } from '../shared/command.js';
-import { findOwnKey } from '../shared/ssh-keys.js';
+import { findOwnKey } from './keys.js';
 
 interface SshKeyRemoveData {
   name: string;
@@ -30,7 +30,9 @@ export const sshKeyRemoveCommand: ServiceCommand = {
     const key = findOwnKey(ctx, input.args);
     const { store } = ctx.deps;
     if (store.listKeys(ctx.principal.accountId).length === 1) {
-      throw commandFailed('cannot remove your only ssh key: add another one first');
+      throw commandFailed(
+        'cannot remove the last ssh key of your account: add another first (ssh-key add, or `exectl serve accounts add <email> --key FILE` on the server)',
+      );
     }
     store.removeKey(key.fingerprint);
     const data: SshKeyRemoveData = {

@@ -1,6 +1,6 @@
 import { json, type ServiceCommand } from '../shared/command.js';
-import { findOwnKey } from '../shared/ssh-keys.js';
-import { checkKeyName } from '../shared/validate.js';
+import { findOwnKey } from './keys.js';
+import { checkKeyName } from '../../rules/validate.js';
 
 interface SshKeyRenameData {
   old_name: string;

@@ -1,5 +1,5 @@
 import { json, type ServiceCommand } from '../shared/command.js';
-import { currentTeam, memberEntries, memberTable, type MemberEntry } from '../shared/team-view.js';
+import { currentTeam, memberEntries, memberTable, type MemberEntry } from './view.js';
 
 interface MembersData {
   members: MemberEntry[];

@@ -1,6 +1,6 @@
 import { json, type ServiceCommand } from '../shared/command.js';
-import { textRecord } from '../shared/text-table.js';
-import { currentTeam } from '../shared/team-view.js';
+import { textRecord } from '../../../text-table.js';
+import { currentTeam } from './view.js';
 import type { TeamRole } from '../../store/index.js';
 
 interface TeamData {

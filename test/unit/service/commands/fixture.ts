@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { ExectlError } from '../../../../src/errors.js';
 import { buildRegistry } from '../../../../src/service/commands/index.js';
-import { emojiFor } from '../../../../src/service/commands/shared/emoji.js';
+import { emojiFor } from '../../../../src/service/rules/emoji.js';
 import type { ServiceConfig } from '../../../../src/service/config.js';
 import type { ServiceDeps } from '../../../../src/service/deps.js';
 import { dispatch } from '../../../../src/service/dispatch/dispatcher.js';
@@ -19,6 +19,7 @@ import {
 import { startVmMachines, type RunningVmMachines } from '../../../../src/service/vm/index.js';
 import { createMemorySigner, type MemorySigner } from '../../../helpers/signers.js';
 import { createTempDir, type TempDir } from '../../../helpers/tmp.js';
+import { testServiceConfig } from '../../../helpers/config.js';
 
 /** The instant every fixture clock starts at (unix 1740830400). */
 export const T0 = '2025-03-01T12:00:00Z';
@@ -67,19 +68,14 @@ export async function openCommandFixture(options: FixtureOptions = {}): Promise<
   const dir = await createTempDir('cmds');
   let ms = Date.parse(T0);
   const store = openStore(dir.join('exectl.db'), { now: () => new Date(ms) });
-  const config: ServiceConfig = {
+  // Fixed ports: these tests listen on nothing, and commands print the addresses.
+  const config = testServiceConfig({
     listen: { host: '127.0.0.1', port: 7070 },
     sshListen: { host: '127.0.0.1', port: 7022 },
     reflectionListen: { host: '127.0.0.1', port: 7071 },
     dataDir: dir.path,
-    domain: 'localhost',
-    tls: null,
-    runtime: 'process',
-    rateLimit: null,
-    log: () => {},
-    commandDeadlineMs: 30_000,
     ...options.config,
-  };
+  });
   const endpoints: ServiceDeps['endpoints'] = {
     http: 'http://127.0.0.1:7070',
     ssh: options.ssh === undefined ? { host: '127.0.0.1', port: 7022 } : options.ssh,

@@ -142,10 +142,10 @@ test('--vm makes a VM token: namespace v0@<vm>.<domain>, invalid for the command
 test('failures leave no key behind', async () => {
   const keysBefore = fx.store.listKeys(ada.account.id).length;
   const expError = (text: string) =>
-    `invalid --exp ${JSON.stringify(text)}: use N followed by h, d, w or y (e.g. 30d), or never`;
+    `invalid --exp ${JSON.stringify(text)}: use a duration such as 30s, 15m, 1h, 7d, 2w or 1y, or never`;
   const cases: [line: string, message: string][] = [
     ['ssh-key generate-api-key --exp 0d', expError('0d')],
-    ['ssh-key generate-api-key --exp 30m', expError('30m')],
+    ['ssh-key generate-api-key --exp 1500ms', expError('1500ms')],
     ['ssh-key generate-api-key --exp 30', expError('30')],
     ['ssh-key generate-api-key --exp Never', expError('Never')],
     ['ssh-key generate-api-key --exp 1.5d', expError('1.5d')],
@@ -249,4 +249,17 @@ test('a token-limited caller grants at most its own commands', async () => {
     );
   }
   assert.equal(fx.store.listKeys(ada.account.id).filter((k) => k.name === 'wider').length, 0);
+});
+
+test('--exp takes the durations of exectl mint: 1m, 30s', async () => {
+  for (const [exp, seconds] of [
+    ['1m', 60],
+    ['30s', 30],
+  ] as const) {
+    const apiKey = (await fx.run(
+      ada,
+      `ssh-key generate-api-key --label exp-${exp} --exp ${exp}`,
+    )) as ApiKey;
+    assert.equal(Date.parse(apiKey.expires_at!) / 1000 - T0_SECONDS, seconds, exp);
+  }
 });

@@ -26,6 +26,7 @@ const ALL_PATHS = [
   'whoami',
   'ls',
   'new',
+  'cp',
   'rm',
   'restart',
   'rename',
@@ -53,6 +54,7 @@ const ALL_PATHS = [
   'team members',
   'team add',
   'team remove',
+  'team leave',
   'integrations',
   'integrations list',
   'integrations add',
@@ -160,7 +162,7 @@ test('exact help of ssh-key generate-api-key', async () => {
         name: '--exp',
         type: 'string',
         default: '30d',
-        description: 'Lifetime: N followed by h, d, w or y, or never',
+        description: 'Lifetime: a duration (30s, 15m, 1h, 7d, 2w, 1y) or never',
       },
     ],
     examples: [
@@ -176,7 +178,7 @@ test('team is a command and the parent of its subcommands', async () => {
   const help = (await fx.run(ada, 'team --help')) as { subcommands: { name: string }[] };
   assert.deepEqual(
     help.subcommands.map((s) => s.name),
-    ['team members', 'team add', 'team remove'],
+    ['team members', 'team add', 'team remove', 'team leave'],
   );
 });
 

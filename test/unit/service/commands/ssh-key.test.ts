@@ -217,7 +217,10 @@ test("ssh-key remove failures: unknown, another account's, the only key", async 
       `ssh-key remove ${ada.signer.publicKey.toOpenSsh()}`,
       `ssh key ${JSON.stringify(ada.signer.publicKey.toOpenSsh().slice(0, 64) + '...')} not found`,
     ],
-    ['ssh-key remove default', 'cannot remove your only ssh key: add another one first'],
+    [
+      'ssh-key remove default',
+      'cannot remove the last ssh key of your account: add another first (ssh-key add, or `exectl serve accounts add <email> --key FILE` on the server)',
+    ],
     ['ssh-key remove', 'missing argument <key>'],
   ];
   for (const [line, message] of cases) {

@@ -54,7 +54,11 @@ test('team add moves an existing account in; team and team members show it', asy
 
 test('team add/remove failures', async () => {
   const cases: [who: User, line: string, message: string][] = [
-    [ada, 'team add nobody@example.com', 'no account for "nobody@example.com"'],
+    [
+      ada,
+      'team add nobody@example.com',
+      'cannot add "nobody@example.com": no such account, or it owns or belongs to another team',
+    ],
     [ada, 'team remove nobody@example.com', 'no account for "nobody@example.com"'],
     [ada, 'team add bob@example.com', `bob@example.com is already a member of team "ada's team"`],
     [
@@ -69,7 +73,21 @@ test('team add/remove failures', async () => {
     ],
     [bob, 'team add carol@example.com', `only the owner of team "ada's team" can add members`],
     [bob, 'team remove ada@example.com', `only the owner of team "ada's team" can remove members`],
-    [carol, 'team add bob@example.com', 'bob@example.com is already a member of another team'],
+    [
+      carol,
+      'team add bob@example.com',
+      'cannot add "bob@example.com": no such account, or it owns or belongs to another team',
+    ],
+    [
+      carol,
+      'team add ada@example.com',
+      'cannot add "ada@example.com": no such account, or it owns or belongs to another team',
+    ],
+    [
+      ada,
+      'team leave',
+      `you own team "ada's team" and cannot leave it: remove its members instead`,
+    ],
     [ada, 'team add', 'missing argument <email>'],
   ];
   for (const [who, line, message] of cases) {
@@ -85,4 +103,20 @@ test('team remove sends the member back to its own team', async () => {
     team: { name: "bob's team", owner: 'bob@example.com', members: 1 },
     role: 'owner',
   });
+});
+
+test('team leave: a member leaves and is alone in its own team again', async () => {
+  await fx.run(ada, 'team add bob@example.com');
+  assert.deepEqual(await fx.run(bob, 'team leave'), { team: null });
+  assert.deepEqual(await fx.run(bob, 'team'), {
+    team: { name: "bob's team", owner: 'bob@example.com', members: 1 },
+    role: 'owner',
+  });
+  assert.deepEqual(await fx.run(ada, 'team members'), {
+    members: [{ email: 'ada@example.com', role: 'owner', joined_at: T0 }],
+  });
+  assert.equal(
+    await fx.text(ada, 'team add bob@example.com').then(() => fx.text(bob, 'team leave')),
+    'left the team\n',
+  );
 });

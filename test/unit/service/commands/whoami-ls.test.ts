@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { emojiFor } from '../../../../src/service/commands/shared/emoji.js';
+import { emojiFor } from '../../../../src/service/rules/emoji.js';
 import { openCommandFixture, T0, type CommandFixture, type User } from './fixture.js';
 
 let fx: CommandFixture;

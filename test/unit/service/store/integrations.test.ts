@@ -185,14 +185,14 @@ describe('integrationsForVm', () => {
         accountId: owner.id,
         name: 'other',
         emoji: 'x',
-        status: 's',
+        status: 'running',
         tags: ['db'],
       });
       const vm = f.store.createVm({
         accountId: owner.id,
         name: 'target',
         emoji: 'x',
-        status: 's',
+        status: 'running',
         tags: vmTags,
       });
       try {
@@ -218,7 +218,7 @@ describe('integrationsForVm', () => {
       accountId: ada.id,
       name: 'adas',
       emoji: 'x',
-      status: 's',
+      status: 'running',
       tags: ['ai'],
     });
     assert.deepEqual(

@@ -27,7 +27,7 @@ describe('createVm', () => {
       accountId: ada.id,
       name: 'web',
       emoji: '🐳',
-      status: 'starting',
+      status: 'creating',
     });
     assert.match(vm.reflectionSecret, /^[A-Za-z0-9_-]{43}$/);
     assert.deepEqual(vm, {
@@ -35,13 +35,14 @@ describe('createVm', () => {
       name: 'web',
       accountId: ada.id,
       emoji: '🐳',
-      status: 'starting',
+      status: 'creating',
       tags: [],
       comment: '',
       defaultPort: 8000,
       visibility: 'private',
       env: {},
       setupScript: null,
+      setup: { status: 'none', lastLine: null },
       reflectionSecret: vm.reflectionSecret,
       createdAt: T0,
       limits: DEFAULT_VM_LIMITS,
@@ -82,6 +83,7 @@ describe('createVm', () => {
         visibility: 'public',
         env: { A: '1', EMPTY: '' },
         setupScript: 'apt-get install -y jq',
+        setup: { status: 'running', lastLine: null },
         reflectionSecret: '',
         createdAt: T0,
         limits: DEFAULT_VM_LIMITS,
@@ -109,7 +111,7 @@ describe('createVm', () => {
           accountId: ada.id,
           name: 'ghost',
           emoji: '👻',
-          status: 'x',
+          status: 'creating',
           integrations: ['nope'],
         }),
       { kind: 'not_found', message: 'integration "nope" not found' },
@@ -128,7 +130,7 @@ describe('createVm', () => {
           accountId: ada.id,
           name: 'ghost',
           emoji: '👻',
-          status: 'x',
+          status: 'creating',
           integrations: ['bobs'],
         }),
       { message: 'integration "bobs" not found' },
@@ -265,6 +267,31 @@ describe('setters', () => {
     f.store.deleteVm(vm.id);
   });
 
+  test('the life cycle: setStatusIf changes only from the given statuses; setSetup sets both', () => {
+    const vm = f.store.createVm({
+      accountId: ada.id,
+      name: 'cycle',
+      emoji: '🦊',
+      status: 'creating',
+      setupScript: 'sleep 40',
+      limits: { cpus: 1, memoryBytes: 2 ** 30, pids: 100, diskBytes: 2 ** 31 },
+    });
+    assert.deepEqual(vm.setup, { status: 'running', lastLine: null });
+    assert.deepEqual(vm.limits, { cpus: 1, memoryBytes: 2 ** 30, pids: 100, diskBytes: 2 ** 31 });
+    assert.deepEqual(names(f.store.listVmsWithStatus('creating')), ['cycle']);
+    assert.equal(f.store.setStatusIf(vm.id, ['running', 'paused'], 'stopped')?.status, 'creating');
+    const failed = f.store.setSetup(vm.id, { status: 'failed', lastLine: 'E: no jq' }, 'failed');
+    assert.deepEqual(
+      [failed.status, failed.setup],
+      ['failed', { status: 'failed', lastLine: 'E: no jq' }],
+    );
+    assert.deepEqual(f.reopen().getVm(vm.id)!.setup, { status: 'failed', lastLine: 'E: no jq' });
+    assert.equal(f.store.setStatusIf(vm.id, ['failed'], 'running')?.status, 'running');
+    assert.deepEqual(f.store.listVmsWithStatus('creating'), []);
+    assert.equal(f.store.setStatusIf(9999, ['running'], 'stopped'), undefined);
+    f.store.deleteVm(vm.id);
+  });
+
   test('a VM that no longer exists is a not_found conflict for every change', () => {
     const changes = [
       () => f.store.renameVm(9999, 'x'),
@@ -275,6 +302,7 @@ describe('setters', () => {
       () => f.store.setDefaultPort(9999, 8000),
       () => f.store.setVisibility(9999, 'private'),
       () => f.store.setStatus(9999, 'running'),
+      () => f.store.setSetup(9999, { status: 'done', lastLine: null }, 'running'),
       () => f.store.setEnv(9999, {}),
       () => f.store.deleteVm(9999),
     ];

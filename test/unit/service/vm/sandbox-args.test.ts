@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   bwrapArgs,
+  machineBwrapArgs,
   systemFolderArgs,
   type RootEntry,
 } from '../../../../src/service/vm/sandbox-args.js';
@@ -70,8 +71,8 @@ test('system folders: bound read-only when real, recreated when symlinks; nothin
   for (const { host, args } of cases) assert.deepEqual(systemFolderArgs(host), args);
 });
 
-test('the sandbox writes only to the disk at /root; /tmp is its own tmpfs; net is shared', () => {
-  const args = bwrapArgs('web-1', '/data/vms/7', ['--ro-bind', '/usr', '/usr'], true);
+test('a user-mode sandbox writes only to the disk at /root; /tmp is its own tmpfs; net is shared', () => {
+  const args = bwrapArgs('web-1', '/data/vms/7', ['--ro-bind', '/usr', '/usr']);
   const writable = args.flatMap((a, i) => (a === '--bind' ? [[args[i + 1], args[i + 2]]] : []));
   assert.deepEqual(writable, [['/data/vms/7', '/root']]);
   assert.equal(args.filter((a) => a === '/data/vms/7').length, 1);
@@ -90,5 +91,20 @@ test('the sandbox writes only to the disk at /root; /tmp is its own tmpfs; net i
     '--remount-ro',
     '/',
   ]);
+  assert.ok(args.includes('--die-with-parent'));
+});
+
+test('a machine sandbox: its own root at /, fresh /tmp and /run, the extra mounts on top', () => {
+  const extra = ['--ro-bind', '/usr/bin/node', '/opt/exectl/node'];
+  const args = machineBwrapArgs('web-1', '/run/x/vm-1/root', extra);
+  const binds = args.flatMap((a, i) => (a === '--bind' ? [[args[i + 1], args[i + 2]]] : []));
+  assert.deepEqual(binds, [['/run/x/vm-1/root', '/']]);
+  const tmpfs = args.flatMap((a, i) => (a === '--tmpfs' ? [args[i + 1]] : []));
+  assert.deepEqual(tmpfs, ['/tmp', '/run']);
+  // bwrap already runs as root of the VM's own user namespace: no second one, no read-only root.
+  assert.ok(!args.includes('--unshare-user'));
+  assert.ok(!args.includes('--remount-ro'));
+  // Mounts apply in order: the extras after the root, so they land inside it.
+  assert.ok(args.indexOf('/opt/exectl/node') > args.indexOf('/run/x/vm-1/root'));
   assert.ok(args.includes('--die-with-parent'));
 });

@@ -1,0 +1,124 @@
+// `exectl auth status` (SPEC §8): the URL and profile in use, each key exectl could sign with
+// (in the order of §1.4) and its source, which one signs, and whether the server knows it.
+import type { Command } from 'commander';
+import { ExectlError } from '../../../errors.js';
+import { mintSvc0 } from '../../../token/mint.js';
+import { serializePermissions } from '../../../token/permissions.js';
+import type { CliCommand, CommandOutcome } from '../../command.js';
+import type { CliContext } from '../../context.js';
+import { withoutCredentials, postExec } from '../../exec/http.js';
+import { settingsSigner, signerSource } from '../../exec/token.js';
+import { printable } from '../../output.js';
+import type { Settings } from '../../settings.js';
+import { signingCandidates, type Candidate } from './candidates.js';
+
+/** How long the token of each check lives: one `whoami`, now. */
+const CHECK_TOKEN_SECONDS = 60;
+
+/** Prints the status; exits 0 when the key that signs is known to the server, else 3. */
+export async function runAuthStatus(
+  ctx: CliContext,
+  options: { key?: string },
+): Promise<CommandOutcome> {
+  const settings = ctx.settings({ key: options.key });
+  const out = (line: string) => ctx.stdout.write(`${printable(line)}\n`);
+  out(`url:     ${withoutCredentials(settings.url)}`);
+  out(`profile: ${settings.profile ?? 'none'}`);
+  const candidates = await signingCandidates(ctx, settings);
+  let signs: { fingerprint: string; source: string } | undefined;
+  let signError: string | undefined;
+  try {
+    const signer = await settingsSigner(ctx, settings);
+    signs = { fingerprint: signer.publicKey.fingerprint, source: signerSource(signer, settings) };
+  } catch (err) {
+    if (!(err instanceof ExectlError)) throw err;
+    signError = err.message;
+  }
+  out('keys, in the order exectl tries them:');
+  if (candidates.length === 0) out('  none');
+  let signerKnown = false;
+  for (const candidate of candidates) {
+    const marked = signs !== undefined && candidate.fingerprint === signs.fingerprint;
+    const verdict = await serverVerdict(ctx, settings, candidate);
+    if (marked && verdict.known) signerKnown = true;
+    out(
+      `  ${marked ? '*' : ' '} ${candidate.fingerprint ?? '(fingerprint unknown)'}  ${candidate.source}  ${verdict.text}`,
+    );
+  }
+  out(
+    signs === undefined
+      ? `signs:   nothing (${signError})`
+      : `signs:   key ${signs.fingerprint} from ${signs.source} (marked *)`,
+  );
+  if (signerKnown) return undefined;
+  // Thrown, not returned: a nested command's outcome is its action's, and main.ts prints it.
+  throw new ExectlError(
+    'unauthorized',
+    signs === undefined
+      ? 'no key can sign'
+      : `the key that signs (${signs.fingerprint}) is not known to ${withoutCredentials(settings.url)}`,
+    {
+      hint:
+        signs === undefined
+          ? 'create one with `ssh-keygen -t ed25519`, or pass --key PATH'
+          : 'pick a known key with --key, or register this one (ssh-key add, or `exectl serve accounts add` on the server)',
+    },
+  );
+}
+
+/** What the server says about one key, from a `whoami` signed by it with a 1-minute token. */
+async function serverVerdict(
+  ctx: CliContext,
+  settings: Settings,
+  candidate: Candidate,
+): Promise<{ known: boolean; text: string }> {
+  if (candidate.signer === undefined) {
+    return { known: false, text: `not checked: ${candidate.problem ?? 'cannot sign'}` };
+  }
+  const payload = serializePermissions({
+    exp: ctx.clock.nowSeconds() + CHECK_TOKEN_SECONDS,
+    cmds: ['whoami'],
+  });
+  const token = await mintSvc0(payload, candidate.signer, settings.namespace);
+  const response = await postExec(settings.url, token, 'whoami', { urlFrom: settings.urlFrom });
+  if (response.status === 200) {
+    const who = JSON.parse(response.body.toString('utf8')) as {
+      email: string;
+      ssh_keys: { name: string; current: boolean }[];
+    };
+    const name = who.ssh_keys.find((k) => k.current)?.name ?? '?';
+    return { known: true, text: `known: ${who.email}, key "${name}"` };
+  }
+  if (response.status === 401) return { known: false, text: 'not known to the server' };
+  return { known: false, text: `the server answered ${response.status}` };
+}
+
+export const command: CliCommand = {
+  declare(cmd: Command, contextFor) {
+    cmd.description('show which key signs, from where, and whether the server knows it');
+    cmd
+      .command('status')
+      .description('list the keys exectl could sign with and check each against the server')
+      .option('--key <path>', 'private key to check first (env EXECTL_KEY)')
+      .addHelpText(
+        'after',
+        `
+Lists the URL and profile in use, then every key exectl would try, in order:
+--key / EXECTL_KEY / the profile's key (and its copy in ssh-agent), else every
+ssh-agent key, then ~/.ssh/id_ed25519, id_ecdsa, id_rsa. Each is checked with a
+whoami signed by it (a token valid one minute). The key marked * signs.
+
+Exit codes: 0 the key that signs is known to the server, 3 it is not (or no
+key can sign), 8 server unreachable.`,
+      )
+      .action(async (options: { key?: string }, self: Command) => {
+        await runAuthStatus(contextFor(self), options);
+      });
+  },
+  // `exectl auth` without a subcommand.
+  run: async () => {
+    throw new ExectlError('usage', 'exectl auth needs a subcommand', {
+      hint: 'run `exectl auth status`',
+    });
+  },
+};

@@ -1,0 +1,138 @@
+// `exectl run` (SPEC §8): post one command line to the service's /exec and show the answer.
+import { Option, type Command } from 'commander';
+import { ExectlError } from '../../../errors.js';
+import type { CliCommand, CommandOutcome } from '../../command.js';
+import { prepareRunLine } from '../../exec/line.js';
+import type { CliContext } from '../../context.js';
+import type { ExecResponse } from '../../exec/http.js';
+import {
+  execExitCode,
+  failureKind,
+  isJson,
+  isVmOutput,
+  responseError,
+  streamCutOff,
+} from '../../exec/answer.js';
+import { sendExec } from '../../exec/send.js';
+import { jsonStyleFor, prettyJson } from '../../json-pretty.js';
+import { streamSink } from '../../output-sink.js';
+import { requestToken } from '../../exec/token.js';
+import { startSpinner } from '../../spinner.js';
+
+export interface RunOptions {
+  token?: string;
+  key?: string;
+  /** JSON exactly as the server sent it, even on a terminal. */
+  json?: boolean;
+  /** The body byte for byte, even on a terminal. */
+  raw?: boolean;
+}
+
+/**
+ * Runs the command line `args` (one argument: a command line as is; several: words to quote)
+ * on the service and prints its output. Failures are thrown as the ExectlError of their status,
+ * which main.ts turns into SPEC §8's exit code.
+ */
+export async function runRun(
+  ctx: CliContext,
+  args: readonly string[],
+  options: RunOptions,
+): Promise<CommandOutcome> {
+  const prepared = prepareRunLine(args);
+  const settings = ctx.settings({ key: options.key });
+  const credential = await requestToken(
+    ctx,
+    settings,
+    options.token,
+    prepared.scope,
+    prepared.grants,
+  );
+  const pretty = ctx.stdout.isTTY === true && options.json !== true && options.raw !== true;
+  const spinner = startSpinner(ctx, `exectl run ${prepared.path ?? prepared.scope ?? ''}`);
+  let response: ExecResponse;
+  try {
+    response = await sendExec(ctx, {
+      url: settings.url,
+      urlFrom: settings.urlFrom,
+      token: credential.token,
+      prepared,
+      onHead: () => spinner.stop(),
+      onChunk: streamSink(ctx.stdout),
+    });
+  } finally {
+    spinner.stop();
+  }
+
+  const ok = response.status >= 200 && response.status < 300;
+  if (!ok || (!isJson(response) && !isVmOutput(response))) {
+    if (response.status === 422 && failureKind(response) === 'result') {
+      await printBody(ctx, response, pretty);
+    }
+    throw responseError(response, {
+      url: settings.url,
+      scope: prepared.scope,
+      signedBy: credential.signedBy,
+    });
+  }
+  await printBody(ctx, response, pretty);
+  const cutOff = streamCutOff(response);
+  if (cutOff !== undefined) throw cutOff;
+  const exit = execExitCode(response);
+  if (exit !== undefined && exit !== 0) {
+    // Streamed output of `ssh <vm> ...` whose exit code came in the trailer.
+    throw new ExectlError('command_failed', `the command exited with ${exit}`, {
+      hint: 'its output is above; `exectl ssh` exits with its exit code',
+    });
+  }
+  return undefined;
+}
+
+/** A JSON body: pretty and coloured for a person, else exactly as received. */
+async function printBody(ctx: CliContext, response: ExecResponse, pretty: boolean): Promise<void> {
+  // A raw body (output of `ssh <vm> ...`) has already gone to stdout as it arrived.
+  if (!isJson(response)) return;
+  const text = response.body.toString('utf8');
+  const shown = pretty ? prettyJson(text, await jsonStyleFor(ctx)) : undefined;
+  if (shown !== undefined) ctx.stdout.write(shown);
+  else ctx.stdout.write(response.body);
+}
+
+export const command: CliCommand = {
+  declare(cmd: Command) {
+    cmd
+      .description('run a command on the service: post a command line to /exec')
+      .argument('<command-line...>', 'one argument: a whole command line; several: its words')
+      .option('--token <token>', 'bearer token (env EXECTL_TOKEN; else minted for this command)')
+      .option('--key <path>', 'private key for the minted token (env EXECTL_KEY)')
+      .option('--json', 'print JSON exactly as the server sent it, even on a terminal')
+      .addOption(
+        new Option('--raw', 'print the answer byte for byte, even on a terminal').conflicts('json'),
+      )
+      // Flags the service's commands take (`ls -l`) belong to the command line.
+      .allowUnknownOption()
+      .addHelpText(
+        'after',
+        `
+One argument is sent as it is: it is a command line, quoted as in the service's
+shell-like syntax. Several arguments are the command's words: each is quoted so the
+service sees exactly those words. Put -- before a command line that uses a flag
+exectl itself knows (-q, --url, --token, --key, --json, --raw, --help).
+
+Without a token, one is minted with your SSH key that expires in 5 minutes and
+allows exactly this command. On a terminal, JSON is indented and coloured.
+429 answers are retried after Retry-After; connection failures are retried only
+for commands that change nothing (3 tries in all).
+
+Exit codes: 0 success, 1 command failed (422), 2 usage or bad request (400),
+3 authentication (401), 4 not allowed (403), 5 unknown command (404),
+6 rate limited (429), 7 timed out (504), 8 server unreachable, 9 server error.
+
+Examples:
+  exectl run whoami
+  exectl run "ssh-key list"
+  exectl run comment web "deployed at noon"
+  exectl run -- ls -l --help`,
+      );
+  },
+  run: (ctx, operands, options) => runRun(ctx, operands[0] as string[], options as RunOptions),
+};

@@ -1,0 +1,114 @@
+// What `exectl serve` shows on stderr once it listens: where, with which runtime, for whom,
+// and the first command to paste. Never a token or a private key: only public fingerprints.
+import { quoteForShell } from '../../../shell-words.js';
+import type { Style } from '../../output.js';
+import { DEFAULT_DOMAIN, DEFAULT_URL } from '../../settings.js';
+
+/** Everything the banner shows, gathered by the serve command. */
+export interface BannerFacts {
+  http: string;
+  ssh: { host: string; port: number } | null;
+  /** Fingerprint of the SSH host key, so the first `ssh` prompt can be checked. */
+  sshHostKey: string | null;
+  reflection: string;
+  dataDir: string;
+  /** The data folder is the default one, so commands about it need no `--data`. */
+  dataIsDefault: boolean;
+  ephemeral: boolean;
+  runtime: { kind: 'bwrap' | 'process'; reason?: string; warnings: string[] };
+  domain: string;
+  /** The first account, and whether this start created it. */
+  owner: { email: string; created: boolean; keys: { name: string; fingerprint: string }[] };
+  accounts: number;
+  /** How the client is started here: `exectl` when it is on PATH, else `npx exectl`. */
+  client: string;
+}
+
+/** The banner text, ending with a newline. */
+export function renderBanner(facts: BannerFacts, style: Style): string {
+  const rows: [string, string][] = [
+    ['HTTP', `${facts.http}  ${style.label('(/exec and the VM proxy)')}`],
+    [
+      'SSH',
+      facts.ssh === null
+        ? style.label('off')
+        : `${sshCommand(facts.ssh)}  ${style.label(`(host key ${facts.sshHostKey ?? '?'})`)}`,
+    ],
+    ['Reflection', facts.reflection],
+    [
+      'Data',
+      facts.ephemeral
+        ? `${facts.dataDir}  ${style.warn('(ephemeral: deleted when the server stops)')}`
+        : facts.dataDir,
+    ],
+    ['Runtime', runtimeLine(facts.runtime, style)],
+    ['Owner', ownerLine(facts, style)],
+  ];
+  const keys = facts.owner.keys.map((k) => `${k.fingerprint}  ${style.label(k.name)}`);
+  keys.forEach((key, i) => rows.push([i === 0 ? 'Keys' : '', key]));
+
+  const lines = [style.good('exectl serve is ready'), ''];
+  for (const [label, value] of rows) lines.push(`  ${style.label(label.padEnd(11))} ${value}`);
+  lines.push('');
+  if (facts.runtime.kind === 'process') lines.push(...processWarning(facts.runtime.reason, style));
+  // Each guarantee of SPEC §4 this host cannot give, named once (degraded mode).
+  for (const warning of facts.runtime.warnings) lines.push(style.warn(`  WARNING: ${warning}`));
+  if (facts.runtime.warnings.length > 0) lines.push('');
+  if (keys.length === 0) lines.push(...noKeyWarning(facts, style));
+  lines.push(`  Try:  ${firstCommand(facts)}`, '', style.label('Ctrl-C stops the server.'));
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * `exectl run whoami` (or `npx exectl …` when `exectl` is not on PATH), with the flags a client
+ * needs to find this server and its namespace: a line that works when pasted.
+ */
+export function firstCommand(facts: Pick<BannerFacts, 'http' | 'domain' | 'client'>): string {
+  const words = [`${facts.client} run`];
+  if (facts.http !== DEFAULT_URL) words.push(`--url ${facts.http}`);
+  if (facts.domain !== DEFAULT_DOMAIN) words.push(`--namespace v0@${facts.domain}`);
+  words.push('whoami');
+  return words.join(' ');
+}
+
+function sshCommand(ssh: { host: string; port: number }): string {
+  return ssh.port === 22 ? `ssh ${ssh.host}` : `ssh -p ${ssh.port} ${ssh.host}`;
+}
+
+function ownerLine(facts: BannerFacts, style: Style): string {
+  const { email, created } = facts.owner;
+  const notes = [
+    created ? 'account created now' : '',
+    facts.accounts > 1 ? `${facts.accounts} accounts in all` : '',
+  ].filter((n) => n !== '');
+  return notes.length === 0 ? email : `${email}  ${style.label(`(${notes.join(', ')})`)}`;
+}
+
+function runtimeLine(runtime: BannerFacts['runtime'], style: Style): string {
+  if (runtime.kind === 'process') return style.bad('process');
+  return runtime.warnings.length === 0
+    ? 'bwrap (machine VMs: own ids, network, disk and limits)'
+    : 'bwrap (isolated VMs)';
+}
+
+function processWarning(reason: string | undefined, style: Style): string[] {
+  return [
+    style.bad('  WARNING: VM runtime "process": NO ISOLATION.'),
+    style.bad('  Commands run in VMs are plain processes of your user: they can read and'),
+    style.bad('  change all your files. Use --runtime bwrap where bubblewrap works.'),
+    ...(reason === undefined ? [] : [style.bad(`  (${reason})`)]),
+    '',
+  ];
+}
+
+function noKeyWarning(facts: BannerFacts, style: Style): string[] {
+  const email = facts.owner.email;
+  const data = facts.dataIsDefault ? '' : ` --data ${quoteForShell(facts.dataDir)}`;
+  return [
+    style.warn(`  WARNING: ${email} has no SSH key registered: nobody can sign in.`),
+    style.warn('  Stop the server, make a key if you have none, register it and start again:'),
+    style.warn('    ssh-keygen -t ed25519'),
+    style.warn(`    exectl serve accounts add ${email} --key ~/.ssh/id_ed25519.pub${data}`),
+    '',
+  ];
+}

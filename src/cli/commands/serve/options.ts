@@ -1,0 +1,222 @@
+// `exectl serve` flags (SPEC §7): each flag also reads EXECTL_<NAME>, the flag winning. Every
+// bad value is one usage error (exit 2) naming the flag or variable it came from.
+import { isAbsolute, join } from 'node:path';
+import { ExectlError } from '../../../errors.js';
+import {
+  DEFAULTS,
+  parseListenAddress,
+  type ListenAddress,
+  type LogLevel,
+  checkEmail,
+  parseRateLimit,
+  type RateLimit,
+} from '../../../service/index.js';
+import { homeDir } from '../../settings.js';
+
+/** The flags as commander parsed them (camelCase), before env and defaults. */
+export interface ServeFlags {
+  listen?: string;
+  sshListen?: string;
+  reflectionListen?: string;
+  data?: string;
+  ephemeral?: boolean;
+  domain?: string;
+  owner?: string;
+  authorizedKey?: string[];
+  tlsCert?: string;
+  tlsKey?: string;
+  runtime?: string;
+  rateLimit?: string;
+  seed?: string;
+  logLevel?: string;
+}
+
+/** Where the data lives: a folder kept across runs, or a temporary one removed at exit. */
+export type DataFolder = { kind: 'dir'; path: string } | { kind: 'ephemeral' };
+
+/** What `exectl serve` runs with once flags, env and defaults are weighed and checked. */
+export interface ServeSettings {
+  listen: ListenAddress;
+  sshListen: ListenAddress | null;
+  reflectionListen: ListenAddress;
+  data: DataFolder;
+  domain: string;
+  owner: string | undefined;
+  authorizedKeys: string[];
+  tls: { certPath: string; keyPath: string } | null;
+  runtime: 'auto' | 'bwrap' | 'process';
+  rateLimit: RateLimit | null;
+  seedPath: string | undefined;
+  logLevel: LogLevel;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const RUNTIMES = ['auto', 'bwrap', 'process'] as const;
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+/** Lowercase DNS labels separated by dots: the domain ends up in namespaces and VM hosts. */
+const DOMAIN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/** One value and where it came from, so a message can name the flag or the variable. */
+interface Sourced<T> {
+  value: T;
+  from: string;
+}
+
+/** Applies flag > EXECTL_<NAME> > default to every serve flag and checks each value. */
+export function resolveServeSettings(flags: ServeFlags, env: Env): ServeSettings {
+  const pick = (flag: string, value: string | undefined): Sourced<string> | undefined => {
+    if (value !== undefined) return { value, from: `--${flag}` };
+    const name = envName(flag);
+    const fromEnv = env[name];
+    return fromEnv === undefined || fromEnv === '' ? undefined : { value: fromEnv, from: name };
+  };
+
+  const tlsCert = pick('tls-cert', flags.tlsCert);
+  const tlsKey = pick('tls-key', flags.tlsKey);
+  if ((tlsCert === undefined) !== (tlsKey === undefined)) {
+    const given = tlsCert ?? tlsKey!;
+    throw usage(`${given.from} needs ${given === tlsCert ? '--tls-key' : '--tls-cert'} too`, {
+      hint: 'give both the certificate and its private key, or neither for plain HTTP',
+    });
+  }
+
+  const sshListen = pick('ssh-listen', flags.sshListen) ?? from(DEFAULTS.sshListen);
+  return {
+    listen: listenAddress(pick('listen', flags.listen) ?? from(DEFAULTS.listen)),
+    sshListen: sshListen.value === 'off' ? null : listenAddress(sshListen),
+    reflectionListen: listenAddress(
+      pick('reflection-listen', flags.reflectionListen) ?? from(DEFAULTS.reflectionListen),
+    ),
+    data: dataFolder(flags, env),
+    domain: domain(pick('domain', flags.domain) ?? from(DEFAULTS.domain)),
+    owner: ownerEmail(pick('owner', flags.owner)),
+    authorizedKeys: authorizedKeys(flags, env),
+    tls: tlsCert && tlsKey ? { certPath: tlsCert.value, keyPath: tlsKey.value } : null,
+    runtime: oneOf(pick('runtime', flags.runtime) ?? from('auto'), RUNTIMES),
+    rateLimit: rateLimit(pick('rate-limit', flags.rateLimit) ?? from(DEFAULTS.rateLimit)),
+    seedPath: pick('seed', flags.seed)?.value,
+    logLevel: oneOf(pick('log-level', flags.logLevel) ?? from('info'), LOG_LEVELS),
+  };
+}
+
+/**
+ * The data folder (`--data`, `--ephemeral`, their variables, else `$XDG_DATA_HOME/exectl`).
+ * Flags outrank variables as a pair: `--ephemeral` beats EXECTL_DATA, and the two flags (or the
+ * two variables) together are a contradiction.
+ */
+export function dataFolder(flags: Pick<ServeFlags, 'data' | 'ephemeral'>, env: Env): DataFolder {
+  const fromFlags = chooseData(flags.data, flags.ephemeral === true, '--data', '--ephemeral');
+  if (fromFlags !== undefined) return fromFlags;
+  const ephemeralEnv = envFlag('EXECTL_EPHEMERAL', env.EXECTL_EPHEMERAL);
+  const fromEnv = chooseData(
+    env.EXECTL_DATA || undefined,
+    ephemeralEnv,
+    'EXECTL_DATA',
+    'EXECTL_EPHEMERAL',
+  );
+  return fromEnv ?? { kind: 'dir', path: defaultDataDir(env) };
+}
+
+/** `$XDG_DATA_HOME/exectl`, with `~/.local/share` when the variable is unset or relative. */
+export function defaultDataDir(env: Env): string {
+  const xdg = env.XDG_DATA_HOME;
+  // The XDG spec says relative values are invalid and must be ignored.
+  const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(homeDir(env), '.local', 'share');
+  return join(base, 'exectl');
+}
+
+function chooseData(
+  path: string | undefined,
+  ephemeral: boolean,
+  dataName: string,
+  ephemeralName: string,
+): DataFolder | undefined {
+  if (path !== undefined && ephemeral) {
+    throw usage(`${dataName} and ${ephemeralName} cannot be used together`, {
+      hint: 'keep the data in a folder, or in a temporary one removed at exit, not both',
+    });
+  }
+  if (ephemeral) return { kind: 'ephemeral' };
+  if (path === undefined) return undefined;
+  if (path === '') throw usage(`${dataName} needs a folder`, { hint: 'e.g. --data ./exectl-data' });
+  return { kind: 'dir', path };
+}
+
+/** `--authorized-key` (repeatable), else EXECTL_AUTHORIZED_KEY: files separated by `:`. */
+function authorizedKeys(flags: ServeFlags, env: Env): string[] {
+  if (flags.authorizedKey !== undefined) return flags.authorizedKey;
+  const list = env.EXECTL_AUTHORIZED_KEY;
+  return list === undefined || list === '' ? [] : list.split(':').filter((p) => p !== '');
+}
+
+/** A yes/no variable: `1`/`true`/`yes` or `0`/`false`/`no` (any case); empty means no. */
+function envFlag(name: string, value: string | undefined): boolean {
+  const normalized = (value ?? '').toLowerCase();
+  if (['1', 'true', 'yes'].includes(normalized)) return true;
+  if (['', '0', 'false', 'no'].includes(normalized)) return false;
+  throw usage(`${name}="${value}" is not a yes/no value`, { hint: 'use 1 or 0' });
+}
+
+function listenAddress(source: Sourced<string>): ListenAddress {
+  const parsed = parseListenAddress(source.value);
+  if ('error' in parsed)
+    throw usage(`${source.from}: ${parsed.error}`, { hint: listenHint(source) });
+  return parsed;
+}
+
+function listenHint(source: Sourced<string>): string {
+  const off = /ssh-listen|SSH_LISTEN/.test(source.from) ? ', or "off"' : '';
+  return `use HOST:PORT, [IPv6]:PORT or PORT; port 0 picks a free one${off}`;
+}
+
+function ownerEmail(source: Sourced<string> | undefined): string | undefined {
+  if (source === undefined) return undefined;
+  try {
+    return checkEmail(source.value);
+  } catch (err) {
+    // The service's own email rule, reported as what it is here: a bad flag.
+    throw usage(`${source.from}: ${(err as Error).message}`, {
+      hint: 'e.g. --owner you@example.com',
+    });
+  }
+}
+
+function rateLimit(source: Sourced<string>): RateLimit | null {
+  const parsed = parseRateLimit(source.value);
+  if (parsed !== null && 'error' in parsed) {
+    throw usage(`${source.from}: ${parsed.error}`, {
+      hint: 'N requests per DURATION (500ms, 30s, 15m, 1h, 7d…), e.g. 60/60s; 0 turns it off',
+    });
+  }
+  return parsed;
+}
+
+function domain(source: Sourced<string>): string {
+  if (!DOMAIN.test(source.value) || source.value.length > 253) {
+    throw usage(`${source.from}: invalid domain "${source.value}"`, {
+      hint: 'use lowercase DNS labels separated by dots, e.g. localhost or exectl.test',
+    });
+  }
+  return source.value;
+}
+
+function oneOf<T extends string>(source: Sourced<string>, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(source.value)) {
+    throw usage(`${source.from}: invalid value "${source.value}"`, {
+      hint: `use one of ${allowed.join(', ')}`,
+    });
+  }
+  return source.value as T;
+}
+
+/** `ssh-listen` -> `EXECTL_SSH_LISTEN`. */
+function envName(flag: string): string {
+  return `EXECTL_${flag.toUpperCase().replace(/-/g, '_')}`;
+}
+
+const from = (value: string): Sourced<string> => ({ value, from: 'the default' });
+
+function usage(message: string, options: { hint: string }): ExectlError {
+  return new ExectlError('usage', message, options);
+}

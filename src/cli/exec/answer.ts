@@ -1,0 +1,195 @@
+// What an `/exec` answer is (JSON, or the raw output of a VM command with its exit code), and a
+// failed one as the one ExectlError the user sees: the catalogue code that matches the status
+// (so main.ts exits with SPEC §8's code), the server's message, and what to do next.
+import { ExectlError, type ErrorCode } from '../../errors.js';
+import type { ExecResponse, ResponseHead } from './http.js';
+
+/** SPEC §2's statuses and the catalogue codes that carry their exit codes. */
+const CODE_FOR_STATUS: Readonly<Record<number, ErrorCode>> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'unknown_command',
+  405: 'method_not_allowed',
+  413: 'body_too_large',
+  422: 'command_failed',
+  429: 'rate_limited',
+  504: 'timeout',
+};
+
+/** The catalogue code for an error status: other 5xx are server errors, other 4xx bad requests. */
+export function codeForStatus(status: number): ErrorCode {
+  return CODE_FOR_STATUS[status] ?? (status >= 500 ? 'server_error' : 'bad_request');
+}
+
+/** What the client knew about the request, for the hints. */
+export interface RequestFacts {
+  /** The service's address as the user gave it. */
+  url: string;
+  /** The cmds entry that allows the command (`ssh-key list`, `ssh web`), when known. */
+  scope: string | undefined;
+  /** Which key signed the token and where it came from (see exec/token.ts), for 401s. */
+  signedBy?: string;
+}
+
+/**
+ * The error for an answer that is not a success: an error status, or an answer that no exectl
+ * server would give (then `unreachable` for a 1xx-3xx status: no exectl server answered).
+ */
+export function responseError(response: ExecResponse, facts: RequestFacts): ExectlError {
+  const failure = response.status >= 400 ? describeFailure(response) : undefined;
+  if (failure === undefined) {
+    const code = response.status >= 400 ? codeForStatus(response.status) : 'unreachable';
+    return new ExectlError(code, `${facts.url} answered ${response.status}, not as exectl does`, {
+      hint: 'check that --url points at an exectl server',
+    });
+  }
+  // SPEC §8: every 401 names the key that signed and where it came from.
+  const message =
+    response.status === 401 && facts.signedBy !== undefined
+      ? `${failure.message} (${facts.signedBy})`
+      : failure.message;
+  return new ExectlError(codeForStatus(response.status), message, {
+    hint: hintFor(response, failure, facts),
+  });
+}
+
+/**
+ * Seconds to wait before trying again after a 429, from `Retry-After` (whole seconds, SPEC §2);
+ * 1 when the header is missing or is not a number of seconds.
+ */
+export function retryAfterSeconds(response: ExecResponse): number {
+  const text = response.headers['retry-after']?.trim() ?? '';
+  return /^\d{1,6}$/.test(text) ? Number(text) : 1;
+}
+
+/**
+ * What a failed answer says: an `error` (`{"error": ...}`), a `result` (a JSON result in place
+ * of an error, as `rm`'s 422), or `raw` output of a VM command with its exit code; undefined
+ * when it is none of these (not an exectl server).
+ */
+interface Failure {
+  kind: 'error' | 'result' | 'raw';
+  message: string;
+}
+
+/** Which kind of failed answer `response` is (see {@link Failure}); undefined for none. */
+export function failureKind(response: ExecResponse): Failure['kind'] | undefined {
+  return describeFailure(response)?.kind;
+}
+
+function describeFailure(response: ExecResponse): Failure | undefined {
+  if (isVmOutput(response)) {
+    const exit = execExitCode(response);
+    return exit === undefined
+      ? undefined
+      : { kind: 'raw', message: `the command exited with ${exit}` };
+  }
+  if (!isJson(response)) return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(response.body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const error = (body as { error?: unknown }).error;
+  if (typeof error === 'string') return { kind: 'error', message: error };
+  if (response.status !== 422) return undefined;
+  return { kind: 'result', message: partialFailure(body) ?? 'the command failed' };
+}
+
+/**
+ * The first failure listed in a partial result such as `rm`'s
+ * `{"deleted":[...],"failed":[{"vm_name","error"}]}`, with how many more there are.
+ */
+function partialFailure(body: object): string | undefined {
+  const failed = (body as { failed?: unknown }).failed;
+  if (!Array.isArray(failed)) return undefined;
+  const first = failed[0] as { error?: unknown } | undefined;
+  if (typeof first?.error !== 'string') return undefined;
+  return failed.length === 1 ? first.error : `${first.error} (and ${failed.length - 1} more)`;
+}
+
+function hintFor(response: ExecResponse, failure: Failure, facts: RequestFacts): string {
+  const { status } = response;
+  switch (status) {
+    case 400:
+      return 'check the command line: quotes must be balanced (see exectl-run(1))';
+    case 401:
+      return '`exectl auth status` shows which key signs and whether the server knows it';
+    case 403: {
+      const path =
+        /^command not allowed: (.+)$/.exec(failure.message)?.[1] ?? facts.scope ?? 'the command';
+      return `the token's cmds do not include "${path}": mint one with --cmds "${path}"`;
+    }
+    case 404:
+      return 'run `exectl run help` to list the commands';
+    case 405:
+      return 'check that --url points at an exectl server';
+    case 413:
+      return 'a command line is at most 65536 bytes';
+    case 422:
+      return failedHint(failure, facts);
+    case 429:
+      return `retry after ${retryAfterSeconds(response)}s`;
+    case 504:
+      return 'commands stop after 30 s: run long jobs in a VM in the background (nohup, setsid)';
+    default: {
+      const id = response.headers['x-request-id'];
+      return id === undefined ? 'check the server log' : `check the server log for request ${id}`;
+    }
+  }
+}
+
+function failedHint(failure: Failure, facts: RequestFacts): string {
+  if (failure.kind === 'raw') return 'its output is above; `exectl ssh` exits with its exit code';
+  if (failure.kind === 'result') return 'its result is on stdout';
+  const path = facts.scope?.split(' ')[0] === 'ssh' ? 'ssh' : facts.scope;
+  return path === undefined ? 'see `exectl run help`' : `see \`exectl run help ${path}\``;
+}
+
+/** Whether an answer's body is JSON (every exectl answer but the output of `ssh`). */
+export function isJson(head: ResponseHead): boolean {
+  return /^application\/json\b/i.test(head.headers['content-type'] ?? '');
+}
+
+/**
+ * Whether an answer is the raw output of a VM command (SPEC §2): it carries `X-Exec-Exit` as a
+ * header, or announces it as a trailer.
+ */
+export function isVmOutput(head: ResponseHead): boolean {
+  return (
+    head.headers['x-exec-exit'] !== undefined ||
+    /(^|,)\s*x-exec-exit\s*(,|$)/i.test(head.headers.trailer ?? '')
+  );
+}
+
+/**
+ * The exit code of a VM command, from `X-Exec-Exit` in the headers (output up to 1 MiB) or the
+ * trailers (streamed output), or undefined when the answer carries none.
+ */
+export function execExitCode(response: ExecResponse): number | undefined {
+  const text = response.headers['x-exec-exit'] ?? response.trailers['x-exec-exit'];
+  if (text === undefined || !/^\d{1,3}$/.test(text.trim())) return undefined;
+  const code = Number(text.trim());
+  return code <= 255 ? code : undefined;
+}
+
+/**
+ * Why a streamed VM command ended early, from the `X-Exec-Error` trailer the server adds when
+ * it cut the command off (its output, already shown, came first); undefined when it ran to its
+ * end. A timeout is the catalogue's `timeout` (exit 7), anything else `unavailable`.
+ */
+export function streamCutOff(response: ExecResponse): ExectlError | undefined {
+  const why = response.trailers['x-exec-error'];
+  if (why === undefined) return undefined;
+  if (/timed out/.test(why)) {
+    return new ExectlError('timeout', why, {
+      hint: 'its output so far is above; run long jobs in the background (nohup, setsid)',
+    });
+  }
+  return new ExectlError('unavailable', `the server cut the command off: ${why}`, {
+    hint: 'its output so far is above; check the server',
+  });
+}

@@ -1,0 +1,151 @@
+// The bearer token of a request (SPEC §8 run): `--token`, `EXECTL_TOKEN`, the profile's token,
+// or, with none of these, a token minted on the spot that lives 5 minutes and allows exactly
+// the command being sent.
+import { ExectlError } from '../../errors.js';
+import { decodeSvc0Unverified } from '../../token/decode.js';
+import type { Signer } from '../../token/keys.js';
+import { mintSvc0 } from '../../token/mint.js';
+import { serializePermissions } from '../../token/permissions.js';
+import { chooseSigner } from '../../token/signer.js';
+import type { CliContext } from '../context.js';
+import { passphraseSource } from '../prompt.js';
+import { homeDir, loadConfigFile, type Settings } from '../settings.js';
+
+/** How long a token minted for one request lives. */
+export const REQUEST_TOKEN_LIFETIME_SECONDS = 5 * 60;
+
+/**
+ * The permissions of a token for one request: `{"exp":<now + 5 min>,"cmds":[scope, ...grants]}`.
+ * `grants` are what the command itself hands on (see PreparedLine.grants); usually none.
+ */
+export function requestTokenPayload(
+  scope: string,
+  nowSeconds: number,
+  grants: readonly string[] = [],
+): string {
+  const cmds = [...new Set([scope, ...grants])];
+  return serializePermissions({ exp: nowSeconds + REQUEST_TOKEN_LIFETIME_SECONDS, cmds });
+}
+
+/** Mints the token of one request: {@link requestTokenPayload} signed for `namespace`. */
+export function mintRequestToken(opts: {
+  signer: Signer;
+  namespace: string;
+  scope: string;
+  grants?: readonly string[];
+  nowSeconds: number;
+}): Promise<string> {
+  const payload = requestTokenPayload(opts.scope, opts.nowSeconds, opts.grants);
+  return mintSvc0(payload, opts.signer, opts.namespace);
+}
+
+/** The signing key the settings choose (SPEC §1.4 order), asking a passphrase when needed. */
+export async function settingsSigner(ctx: CliContext, settings: Settings): Promise<Signer> {
+  try {
+    return await chooseSigner({
+      keyPath: settings.keyPath,
+      agentSocket: ctx.env.SSH_AUTH_SOCK || undefined,
+      homeDir: homeDir(ctx.env),
+      passphrase: passphraseSource(ctx),
+    });
+  } catch (err) {
+    // A bad `key` in a profile is fixed in the profile file, not with --key or EXECTL_KEY.
+    if (!(err instanceof ExectlError) || settings.keyFrom !== 'profile') throw err;
+    throw new ExectlError(err.code, `${err.message} (the key of profile "${settings.profile}")`, {
+      hint: `fix "key" of profile "${settings.profile}" in ${settings.profileFile}`,
+      cause: err,
+    });
+  }
+}
+
+/** A request's bearer token and, for messages, which key signed it and where it came from. */
+export interface Credential {
+  token: string;
+  /** e.g. `key SHA256:… from ssh-agent`, `the token given with --token (key SHA256:…)`. */
+  signedBy: string;
+}
+
+/** A token the user configured: `--token`, then `EXECTL_TOKEN`, then the profile's `token`. */
+export function configuredToken(
+  ctx: CliContext,
+  settings: Settings,
+  flag: string | undefined,
+): string | undefined {
+  return configuredCredential(ctx, settings, flag)?.token;
+}
+
+function configuredCredential(
+  ctx: CliContext,
+  settings: Settings,
+  flag: string | undefined,
+): Credential | undefined {
+  if (flag) return givenToken(flag.trim(), 'given with --token');
+  if (ctx.env.EXECTL_TOKEN) return givenToken(ctx.env.EXECTL_TOKEN.trim(), 'from EXECTL_TOKEN');
+  if (settings.profile === undefined) return undefined;
+  // Settings leave the token out (only requests need it); the file is small and read again.
+  const profiles = loadConfigFile(ctx.env)?.profiles ?? {};
+  const token = Object.hasOwn(profiles, settings.profile)
+    ? profiles[settings.profile]?.token
+    : undefined;
+  return token === undefined ? undefined : givenToken(token, `from profile "${settings.profile}"`);
+}
+
+/** A token the user gave: a svc0 names its key (read offline); a svc1 hides it. */
+function givenToken(token: string, from: string): Credential {
+  let key = '';
+  try {
+    const signer = decodeSvc0Unverified(token).signer;
+    if (signer !== undefined) key = ` (signed by key ${signer.fingerprint})`;
+  } catch {
+    // A svc1, or a token that does not decode: the server will say what is wrong with it.
+  }
+  return { token, signedBy: `the token ${from}${key}` };
+}
+
+/**
+ * Where a key that signs comes from, in SPEC §8's words: `ssh-agent`, `file <path>` (--key,
+ * EXECTL_KEY or ~/.ssh), or `profile "<name>" (<path>)`.
+ */
+export function signerSource(signer: Signer, settings: Settings): string {
+  if (signer.source === 'ssh-agent') return 'ssh-agent';
+  if (settings.keyFrom === 'profile') return `profile "${settings.profile}" (${signer.source})`;
+  return `file ${signer.source}`;
+}
+
+/** `key SHA256:… from ssh-agent`: the words every 401 of the client names its key with. */
+export function describeSigner(signer: Signer, settings: Settings): string {
+  return `key ${signer.publicKey.fingerprint} from ${signerSource(signer, settings)}`;
+}
+
+/**
+ * The token to send: the configured one, else one minted with the settings' key that allows
+ * exactly `scope` (undefined `scope`: the command line does not say which command it runs),
+ * plus the `grants` the command hands on.
+ *
+ * @throws ExectlError `usage` when a token must be minted but `scope` is unknown; `key_error`
+ *   when no key can sign.
+ */
+export async function requestToken(
+  ctx: CliContext,
+  settings: Settings,
+  flag: string | undefined,
+  scope: string | undefined,
+  grants: readonly string[] = [],
+): Promise<Credential> {
+  const configured = configuredCredential(ctx, settings, flag);
+  if (configured !== undefined) return configured;
+  if (scope === undefined) {
+    throw new ExectlError('usage', 'cannot tell which command the line runs: it starts quoted', {
+      hint: 'write the command name unquoted, or give a token with --token',
+    });
+  }
+  const signer = await settingsSigner(ctx, settings);
+  const token = await mintRequestToken({
+    signer,
+    namespace: settings.namespace,
+    scope,
+    grants,
+    nowSeconds: ctx.clock.nowSeconds(),
+  });
+  return { token, signedBy: describeSigner(signer, settings) };
+}

@@ -1,0 +1,84 @@
+// startServer's options (SPEC §10: every `serve` flag as an option) turned into the service's
+// configuration, checked as `exectl serve` checks its flags.
+import { ExectlError } from '../errors.js';
+import {
+  DEFAULTS,
+  parseListenAddress,
+  type ListenAddress,
+  type LogSink,
+  type ServiceConfig,
+} from '../service/config.js';
+import type { FaultTable } from '../service/dispatch/faults.js';
+import { parseRateLimit } from '../service/rules/rate-limit.js';
+
+/** What `startServer` takes; every field is optional. */
+export interface StartServerOptions {
+  /** HTTP listener for /exec and the VM proxy. Default `127.0.0.1:0` (a free port). */
+  listen?: string;
+  /** SSH listener, or `off`. Default `127.0.0.1:0`. */
+  sshListen?: string;
+  /** Reflection listener. Default `127.0.0.1:0`. */
+  reflectionListen?: string;
+  /** A data folder to use and keep (its parent must exist). Default: a temporary one, removed by `stop()`. */
+  data?: string;
+  /** Default `localhost`. */
+  domain?: string;
+  /** The owner account made on an empty data folder. Default `owner@localhost`. */
+  owner?: string;
+  /** The owner's private key file (unencrypted). Default: a new ed25519 pair. */
+  ownerKey?: string;
+  /** More public key lines for the owner account, beside `ownerKey`'s. */
+  authorizedKeys?: string[];
+  /** Serve HTTPS with this certificate and key (PEM). */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  /**
+   * VM runtime. Default `process`, unlike `exectl serve`: VM commands run as plain processes
+   * of your user — a test suite's own code runs so anyway, and a server starts in
+   * milliseconds. Choose `auto` or `bwrap` to test under the sandbox.
+   */
+  runtime?: 'auto' | 'bwrap' | 'process';
+  /** `N/DURATION`, or `0` for none. Default `0`: tests send many requests with one key. */
+  rateLimit?: string;
+  /** A seed (exectl-serve(1), SEED FILE): its JSON text or the parsed object. */
+  seed?: string | object;
+  /** Receives the server's log lines. Default: none are kept. */
+  log?: LogSink;
+  /** The per-command deadline in ms. Default 30000 (SPEC §2). */
+  commandDeadlineMs?: number;
+}
+
+/** The service configuration for `options` on `dataDir`, with `faults` wired in. */
+export function serviceConfigFor(
+  options: StartServerOptions,
+  dataDir: string,
+  faults: FaultTable,
+): ServiceConfig {
+  const rate = parseRateLimit(options.rateLimit ?? '0');
+  if (rate !== null && 'error' in rate) throw invalid('rateLimit', rate.error);
+  return {
+    listen: address('listen', options.listen),
+    sshListen: options.sshListen === 'off' ? null : address('sshListen', options.sshListen),
+    reflectionListen: address('reflectionListen', options.reflectionListen),
+    dataDir,
+    domain: options.domain ?? DEFAULTS.domain,
+    tls:
+      options.tls === undefined
+        ? null
+        : { cert: Buffer.from(options.tls.cert), key: Buffer.from(options.tls.key) },
+    runtime: options.runtime ?? 'process',
+    rateLimit: rate,
+    log: options.log ?? (() => {}),
+    commandDeadlineMs: options.commandDeadlineMs ?? DEFAULTS.commandDeadlineMs,
+    faults,
+  };
+}
+
+function address(option: string, text = '127.0.0.1:0'): ListenAddress {
+  const parsed = parseListenAddress(text);
+  if ('error' in parsed) throw invalid(option, parsed.error);
+  return parsed;
+}
+
+function invalid(option: string, problem: string): ExectlError {
+  return new ExectlError('usage', `startServer option ${option}: ${problem}`);
+}

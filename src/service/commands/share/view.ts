@@ -1,0 +1,48 @@
+// The JSON shapes of a VM's sharing settings (SPEC §3 `share ...`).
+import type { ServiceDeps } from '../../deps.js';
+import type { Visibility, VmRecord } from '../../store/index.js';
+import { listCell, textTable } from '../../../text-table.js';
+import { httpsUrl } from '../vm-view.js';
+
+export interface ShareUser {
+  email: string;
+  added_at: string;
+}
+
+export interface ShareEntry {
+  vm_name: string;
+  visibility: Visibility;
+  port: number;
+  url: string;
+  users: ShareUser[];
+}
+
+/** The emails a VM is shared with, oldest first. */
+export function shareUsers(deps: ServiceDeps, vm: VmRecord): ShareUser[] {
+  return deps.store
+    .listShares(vm.id)
+    .map((share) => ({ email: share.email, added_at: share.addedAt }));
+}
+
+/** One VM's sharing: who may use it, whether its address is public, and which port it shows. */
+export function shareEntry(deps: ServiceDeps, vm: VmRecord): ShareEntry {
+  return {
+    vm_name: vm.name,
+    visibility: vm.visibility,
+    port: vm.defaultPort,
+    url: httpsUrl(deps, vm.name),
+    users: shareUsers(deps, vm),
+  };
+}
+
+/** Text form of a list of share entries. */
+export function shareTable(entries: readonly ShareEntry[]): string {
+  const rows = entries.map((e) => [
+    e.vm_name,
+    e.visibility,
+    String(e.port),
+    e.url,
+    listCell(e.users.map((u) => u.email)),
+  ]);
+  return textTable(['vm', 'visibility', 'port', 'url', 'users'], rows, 'no vms');
+}

@@ -1,0 +1,36 @@
+// The record of a VM being made (`new`, `cp`): its name taken at once, status `creating`.
+import { commandFailed } from '../../../errors.js';
+import { StoreConflictError, type NewVm, type VmRecord } from '../../store/index.js';
+import type { ServiceContext } from './command.js';
+import { emojiFor } from '../../rules/emoji.js';
+import { randomVmName } from '../../rules/random-name.js';
+
+/** Random names tried before giving up (1600 combinations: collisions stay rare). */
+const RANDOM_NAME_TRIES = 20;
+
+/** A new VM's fields but its name and emoji (which follows from the name). */
+export type NewVmFields = Omit<NewVm, 'name' | 'emoji'>;
+
+/**
+ * Stores the record of a new VM named `name` (checked already), or without one a random free
+ * `adjective-noun` (the store's uniqueness check settles races).
+ * @throws 422 `vm "n" already exists`, or when no random name was free.
+ */
+export function storeNewVm(
+  ctx: ServiceContext,
+  name: string | undefined,
+  fields: NewVmFields,
+): VmRecord {
+  const create = (n: string) => ctx.deps.store.createVm({ ...fields, name: n, emoji: emojiFor(n) });
+  if (name !== undefined) return create(name);
+  for (let attempt = 0; attempt < RANDOM_NAME_TRIES; attempt += 1) {
+    const random = randomVmName();
+    if (ctx.deps.store.getVmByName(random) !== undefined) continue;
+    try {
+      return create(random);
+    } catch (error) {
+      if (!(error instanceof StoreConflictError && error.kind === 'duplicate')) throw error;
+    }
+  }
+  throw commandFailed('no free random vm name found: choose one with --name');
+}

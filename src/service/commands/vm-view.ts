@@ -1,0 +1,79 @@
+// The JSON shapes of a VM in command answers (SPEC §3), and the addresses users reach it at.
+import type { ServiceDeps } from '../deps.js';
+import type { VmRecord } from '../store/index.js';
+
+/** Addresses a listener on every interface: not something a user can connect to. */
+const WILDCARD_HOSTS = new Set(['', '0.0.0.0', '::', '[::]']);
+
+/** A VM as `new` answers it. */
+export interface VmSummary {
+  vm_name: string;
+  emoji: string;
+  status: string;
+  tags: string[];
+  default_port: number;
+  https_url: string;
+  ssh_dest: string | null;
+}
+
+/** A VM as `ls` lists it: the summary plus its comment and creation time. */
+export interface VmListing {
+  vm_name: string;
+  emoji: string;
+  status: string;
+  tags: string[];
+  comment: string;
+  default_port: number;
+  https_url: string;
+  ssh_dest: string | null;
+  created_at: string;
+}
+
+/**
+ * The VM's public address through the HTTP listener's VM proxy (SPEC §6):
+ * `<scheme>://<vm>.<domain>[:<port>]`, `https` when the server has TLS, the port of the HTTP
+ * listener (left out when it is the scheme's default).
+ */
+export function httpsUrl(deps: ServiceDeps, vmName: string): string {
+  const scheme = deps.config.tls === null ? 'http' : 'https';
+  const { port } = new URL(deps.endpoints.http);
+  return `${scheme}://${vmName}.${deps.config.domain}${port === '' ? '' : `:${port}`}`;
+}
+
+/**
+ * How to run a command in the VM over the SSH front end: the start of a shell command line to
+ * which the user appends the VM command, e.g. `ssh -p 7022 127.0.0.1 ssh web` + ` uname -a`.
+ * null when the SSH listener is off. A wildcard listen address is replaced by the domain.
+ */
+export function sshDest(deps: ServiceDeps, vmName: string): string | null {
+  const ssh = deps.endpoints.ssh;
+  if (ssh === null) return null;
+  const host = WILDCARD_HOSTS.has(ssh.host) ? deps.config.domain : ssh.host;
+  return `ssh -p ${ssh.port} ${host} ssh ${vmName}`;
+}
+
+export function vmSummary(deps: ServiceDeps, vm: VmRecord): VmSummary {
+  return {
+    vm_name: vm.name,
+    emoji: vm.emoji,
+    status: vm.status,
+    tags: vm.tags,
+    default_port: vm.defaultPort,
+    https_url: httpsUrl(deps, vm.name),
+    ssh_dest: sshDest(deps, vm.name),
+  };
+}
+
+export function vmListing(deps: ServiceDeps, vm: VmRecord): VmListing {
+  return {
+    vm_name: vm.name,
+    emoji: vm.emoji,
+    status: vm.status,
+    tags: vm.tags,
+    comment: vm.comment,
+    default_port: vm.defaultPort,
+    https_url: httpsUrl(deps, vm.name),
+    ssh_dest: sshDest(deps, vm.name),
+    created_at: vm.createdAt,
+  };
+}

@@ -1,0 +1,21 @@
+// A client address that used up its failed verifications gets its 429 only after a pause.
+// Over HTTP/1.1 a connection carries one request at a time, so a flood over keep-alive
+// connections (wrk, a botnet's pool) then costs the event loop at most one answer per
+// connection per HOLD_BACK_MS, instead of as many as it can send; other clients' requests are
+// no longer queued behind it. The waiting answers cost a timer each, on connections the client
+// holds open anyway.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { refusedForFailures } from './token-auth.js';
+
+/** How long a refused address waits for its 429: the failure bucket's pace, one a second. */
+export const HOLD_BACK_MS = 1_000;
+
+/** `check()`'s result; its 429 for an address out of failures is thrown after the pause. */
+export async function heldBack<T>(check: () => T): Promise<T> {
+  try {
+    return check();
+  } catch (err) {
+    if (refusedForFailures(err)) await sleep(HOLD_BACK_MS);
+    throw err;
+  }
+}

@@ -1,0 +1,105 @@
+// A machine VM's root file system (SPEC §4): overlayfs, copy-on-write. The lower layers are the
+// host's base system (base-system.ts) seen through idmapped mounts, so that the host's root
+// appears as the VM's root and every host id as the same id of the VM's range: root inside
+// owns /usr and /etc as on any machine, and `dpkg` and `apt-get` can replace their files. The
+// upper layers live in the VM's disk image, so what is installed survives restarts; `rm`
+// deletes them with the image. The host's files themselves never change: overlayfs writes
+// only to the upper layer, and the lower mounts are reachable only from the launcher.
+
+/** Inside the disk image: the layers of the VM's root file system. */
+export const LAYERS_FOLDER = 'overlay';
+
+/**
+ * Beside the image, in the VM's disk folder (which the VM never reaches): written once the
+ * image holds {@link LAYERS_FOLDER}. An image without it is an older exectl's, whose top
+ * folder was the VM's home, every name in it chosen by the VM: nothing there is trusted, all
+ * of it moves into the new home.
+ */
+export const LAYOUT_MARKER = 'root-layout';
+
+/**
+ * Mounts the VM's root file system, all of it in one process (each program the launcher starts
+ * delays the VM's boot):
+ * 1. at the first boot, the disk's layers: `overlay/<layer>/{upper,work}`, the uppers owned by
+ *    the VM's root; an older image's files move into the new home `overlay/root/upper/root`
+ *    (renames, never following a symlink the VM made), and the marker is written;
+ * 2. for each layer, an idmapped copy of its lower folder (Linux ≥ 5.12 for the mount, ≥ 5.19
+ *    for overlayfs on it): open_tree(2) a detached clone, mount_setattr(2) MOUNT_ATTR_IDMAP
+ *    with the VM's user namespace, move_mount(2) it into the VM's run folder; then the overlay
+ *    with fsopen(2), fsconfig(2) and fsmount(2) (`nodev`), at `<run folder>/root`.
+ * Its descriptors are close-on-exec and end with it (no POSIX module: loading it would cost
+ * more than all the rest). Perl (Debian's essential perl-base) makes the system calls, all of the new mount API, whose
+ * numbers are the same on every Linux architecture; util-linux gained `mount -o X-mount.idmap`
+ * only in 2.39 (Debian 12 has 2.38). Arguments, all ours: USERNS DISK MARKER BASE VMRUN
+ * SNAPSHOT FOLDER...
+ */
+export const ROOT_PERL = String.raw`
+use strict;
+my ($ns, $disk, $marker, $base, $vmrun, $snapshot, @folders) = @ARGV;
+my $layers = "$disk/${LAYERS_FOLDER}";
+my $none = "";
+sub fail { die "exectl: $_[0]: $!\n" }
+sub folder { my ($path, $mode) = @_; -d $path or mkdir($path, $mode) or fail("mkdir $path") }
+sub layer {
+  my ($under, $name) = @_;
+  return if -d "$under/$name/upper";
+  folder("$under/$name", 0755); folder("$under/$name/work", 0755); folder("$under/$name/upper", 0755);
+  chown($base, $base, "$under/$name/upper") or fail("chown $name");
+}
+# mkfs made lost+found as the host's root: the VM would see nobody's folder in its home.
+my $lost = "$disk/lost+found";
+-d $lost and !-l $lost and (rmdir($lost) or fail("rmdir $lost"));
+if (!-e $marker) {
+  # A fresh name: were it the VM's, mkdir fails and the VM does not boot (it hurts only itself).
+  my $new = "$disk/.exectl-layers-$$";
+  mkdir($new, 0755) or fail("mkdir $new");
+  layer($new, "root");
+  my $home = "$new/root/upper/root";
+  folder($home, 0700);
+  opendir(my $top, $disk) or fail("read $disk");
+  for my $name (readdir $top) {
+    next if $name eq "." || $name eq ".." || "$disk/$name" eq $new;
+    rename("$disk/$name", "$home/$name") or fail("move $name");
+  }
+  chown($base, $base, $home) or fail("chown home");
+  rename($new, $layers) or fail("rename $new");
+  open(my $m, ">", $marker) or fail("write $marker"); close($m);
+}
+folder($layers, 0755);
+layer($layers, $_) for ("root", @folders);
+folder("$layers/root/upper/root", 0700) and chown($base, $base, "$layers/root/upper/root");
+
+open(my $nsfh, "<", $ns) or fail("user namespace $ns");
+my $attr = pack("QQQQ", 0x100000, 0, 0, fileno($nsfh));
+folder("$vmrun/lower", 0755); folder("$vmrun/root", 0755);
+sub idmapped {
+  my ($src, $dst) = @_;
+  folder($dst, 0755);
+  my $fd = syscall(428, -100, $src, 0x80001);
+  fail("open_tree $src") if $fd < 0;
+  syscall(442, $fd, $none, 0x1000, $attr, length $attr) == 0 or fail("idmapped mount of $src");
+  syscall(429, $fd, $none, -100, $dst, 4) == 0 or fail("move_mount $dst");
+}
+sub overlay {
+  my ($name, $lower, $target) = @_;
+  my $type = "overlay";
+  my $fs = syscall(430, $type, 1);
+  fail("fsopen overlay") if $fs < 0;
+  my %options = (source => "exectl-$name", lowerdir => $lower,
+    upperdir => "$layers/$name/upper", workdir => "$layers/$name/work");
+  for my $key (sort keys %options) {
+    my ($k, $v) = ($key, $options{$key});
+    syscall(431, $fs, 1, $k, $v, 0) == 0 or fail("overlay $key=$v");
+  }
+  syscall(431, $fs, 6, 0, 0, 0) == 0 or fail("overlay on $target");
+  my $mnt = syscall(432, $fs, 1, 4);
+  fail("fsmount $target") if $mnt < 0;
+  syscall(429, $mnt, $none, -100, $target, 4) == 0 or fail("move_mount $target");
+}
+idmapped($snapshot, "$vmrun/lower/base");
+overlay("root", "$vmrun/lower/base", "$vmrun/root");
+for my $f (@folders) {
+  idmapped("/$f", "$vmrun/lower/$f");
+  overlay($f, "$vmrun/lower/$f", "$vmrun/root/$f");
+}
+`;

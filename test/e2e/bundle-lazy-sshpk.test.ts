@@ -1,0 +1,50 @@
+// The built CLI (dist/bundle, made by scripts/bundle-cli.mjs) must not load sshpk when it
+// starts, nor when `inspect` or `mint` runs: sshpk sits in a chunk reached only through a
+// dynamic import(), taken for encrypted, PEM and PKCS#8 keys. Read from the bundle's own
+// static import graph, so a change that pulls sshpk in eagerly fails here.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+const BUNDLE = join(import.meta.dirname, '..', '..', 'dist', 'bundle');
+const chunks = readdirSync(BUNDLE).filter((f) => f.endsWith('.js'));
+const text = (file: string): string => readFileSync(join(BUNDLE, file), 'utf8');
+
+/** Every chunk `entry` loads before running: its static imports, transitively. */
+function staticClosure(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const m of text(file).matchAll(/(?:^|\n)import\s*(?:[^;'"]*?from\s*)?"\.\/([^"]+)"/g)) {
+      visit(m[1]!);
+    }
+  };
+  visit(entry);
+  return seen;
+}
+
+const commandChunk = (name: string): string => {
+  const found = chunks.find((f) => f.startsWith(`${name}-`));
+  assert.ok(found !== undefined, `no ${name} chunk in dist/bundle`);
+  return found;
+};
+
+const sshpkChunks = chunks.filter((f) => text(f).includes('node_modules/sshpk/lib/'));
+
+test('the bundle holds sshpk, in chunks of its own', () => {
+  assert.ok(sshpkChunks.length > 0, 'sshpk is bundled (the check can see it)');
+  // The dynamic import that reaches it, from the token library's sshpk reader.
+  assert.ok(chunks.some((f) => sshpkChunks.some((c) => text(f).includes(`import("./${c}")`))));
+});
+
+for (const entry of ['main.js', commandChunk('inspect'), commandChunk('mint')]) {
+  test(`${entry.replace(/-\w+\.js$/, '')} loads no sshpk chunk statically`, () => {
+    const loaded = staticClosure(entry);
+    assert.deepEqual(
+      sshpkChunks.filter((c) => loaded.has(c)),
+      [],
+    );
+  });
+}
