@@ -22,9 +22,22 @@ if (files.length === 0) {
   console.error('run-tests: no test files matched');
   process.exit(1);
 }
+// Nothing may hang a run: a test, hook or test file still going after TEST_TIMEOUT_MS fails
+// with its name (a CI run ended at its 90-minute limit once, after an http test file that
+// passed here never finished there). --test-force-exit ends a file whose tests are all done
+// even if a socket or timer of the test itself is still open.
+const TEST_TIMEOUT_MS = 600_000;
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', ...files],
+  [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-concurrency=2',
+    `--test-timeout=${TEST_TIMEOUT_MS}`,
+    '--test-force-exit',
+    ...files,
+  ],
   { stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);

@@ -92,11 +92,14 @@ const LINGER_MS = 2_000;
  * multi-megabyte body costs no memory, an endless one no more than that moment.
  */
 function lingerThenClose(req: IncomingMessage): void {
+  const socket = req.socket;
   req.resume();
-  const cut = setTimeout(() => req.socket.destroy(), LINGER_MS);
+  const cut = setTimeout(() => socket.destroy(), LINGER_MS);
   cut.unref();
+  // Only the body's end or the connection's own close may spare it: whatever else the request
+  // object reports, an endless body must not keep the connection (and a reader) forever.
   req.once('end', () => clearTimeout(cut));
-  req.once('close', () => clearTimeout(cut));
+  socket.once('close', () => clearTimeout(cut));
 }
 
 /** Every 401 tells the client which scheme to use (RFC 6750). */
