@@ -125,8 +125,6 @@ export class TokenAuthenticator {
   }
 
   #authenticate(token: string, namespace: string): TokenCaller {
-    // A key another process removed a moment ago must fail this request already.
-    this.#store.catchUpWithOtherProcesses();
     const svc0 = this.#resolveSvc1(token, namespace);
     const nowMs = this.#nowMs();
     const nowSeconds = Math.floor(nowMs / 1000);

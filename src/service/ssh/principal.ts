@@ -4,15 +4,14 @@ import type { Store } from '../store/index.js';
 
 /**
  * The caller behind an authenticated SSH key, looked up again for every command: a key
- * removed during a session (`ssh-key remove` in the REPL, by another session, or by another
- * process) stops working at the next command, as a removed key stops its tokens. SSH callers
+ * removed during a session (`ssh-key remove` in the REPL, or by another session) stops working
+ * at the next command, as a removed key stops its tokens. SSH callers
  * hold no token, so their commands are not limited by any `cmds` list.
  */
 export function sshPrincipal(
-  store: Pick<Store, 'findKeyByFingerprint' | 'getAccount' | 'catchUpWithOtherProcesses'>,
+  store: Pick<Store, 'findKeyByFingerprint' | 'getAccount'>,
   fingerprint: string,
 ): Principal {
-  store.catchUpWithOtherProcesses();
   const key = store.findKeyByFingerprint(fingerprint);
   const account = key === undefined ? undefined : store.getAccount(key.accountId);
   if (account === undefined) {

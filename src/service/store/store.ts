@@ -24,12 +24,6 @@ export interface Store
   extends AccountStore, KeyStore, TeamStore, VmStore, ShareStore, IntegrationStore, Svc1Store {
   /** The database file. */
   readonly path: string;
-  /**
-   * Makes the next lookups see every change other processes committed before now (the cached
-   * lookups check for them once per event-loop turn by themselves). Authentication calls it
-   * once per request, so a key removed by `exectl serve accounts remove` is refused at once.
-   */
-  catchUpWithOtherProcesses(): void;
   /** Flushes buffered key-use times and closes the database. Calling it again does nothing. */
   close(): void;
 }
@@ -79,7 +73,6 @@ export function openStore(path: string, options: StoreOptions = {}): Store {
     ...shareStore(ctx),
     ...integrations,
     ...svc1Store(ctx),
-    catchUpWithOtherProcesses: () => ctx.reads.checkNow(),
     close() {
       if (!db.open) return;
       try {

@@ -113,7 +113,7 @@ describe('lookups after another connection’s commits', () => {
 
     other.removeKey(laptop.fingerprint);
     // Tolerated, not required: within the turn that already checked, the cache may still answer
-    // as of that check. Authentication asks for a check per request (next test).
+    // as of that check (while a server runs, its folder's lock keeps other exectl processes out).
     assert.equal(f.store.findKeyByFingerprint(laptop.fingerprint)?.name, 'laptop');
     await nextTurn();
     assert.equal(f.store.findKeyByFingerprint(laptop.fingerprint), undefined);
@@ -128,23 +128,6 @@ describe('lookups after another connection’s commits', () => {
     await nextTurn();
     assert.equal(f.store.getAccount(ada.id), undefined);
     assert.equal(f.store.findKeyByFingerprint(desktop.fingerprint), undefined);
-  });
-});
-
-describe('catchUpWithOtherProcesses', () => {
-  test('sees another connection’s commit at once, within the same turn', async () => {
-    const { f, ada, laptop } = await withCachedKey();
-    const other = openStore(f.dbPath, { now: f.clock.now });
-    cleanups.push(() => other.close());
-
-    other.removeKey(laptop.fingerprint);
-    f.store.catchUpWithOtherProcesses();
-    assert.equal(f.store.findKeyByFingerprint(laptop.fingerprint), undefined);
-    assert.deepEqual(f.store.listKeys(ada.id), []);
-
-    other.removeAccount(ada.id);
-    f.store.catchUpWithOtherProcesses();
-    assert.equal(f.store.getAccount(ada.id), undefined);
   });
 });
 
