@@ -13,7 +13,10 @@ export type { TextView, ViewFlag } from './view.js';
 /** The answer of `help` and of every `--help`. */
 export const helpView = view<CommandListing | CommandHelp>(renderHelpText);
 
-/** Commands without a view here (none today but `ssh`, whose answer is a stream) use the generic text. */
+/**
+ * The views by command path. A path without one (only `ssh`, whose answer is a stream) gets the
+ * generic text; a test keeps every other command of the registry here.
+ */
 const VIEWS: ReadonlyMap<string, TextView> = new Map([
   ['help', helpView],
   ['whoami', account.whoamiView],
