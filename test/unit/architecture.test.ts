@@ -46,8 +46,8 @@ type SourceFile = { rel: string; text: string };
 const SERVICE_ROOT = new Set(['index.ts', 'config.ts', 'deps.ts', 'request-log.ts', 'accounts.ts']);
 
 /**
- * The import rules of ARCHITECTURE.md, as one sentence per broken rule: token/ imports nothing
- * from cli/ or service/; service/ never imports cli/; cli/ reaches service/ only through
+ * The import rules of ARCHITECTURE.md, as one sentence per broken rule: token/ and text-views/
+ * import nothing from cli/ or service/; service/ never imports cli/; cli/ reaches service/ only through
  * service/index.ts, and only from its serve command (files under or named `commands/serve`);
  * no file sits in the service root but those listed.
  */
@@ -58,6 +58,11 @@ function roomViolations(sources: readonly SourceFile[]): string[] {
     if (room(f.rel) === 'token') {
       for (const s of specs.filter((s) => /^(cli|service)\//.test(s))) {
         found.push(`${f.rel} imports ${s}: token/ is a library of its own`);
+      }
+    }
+    if (room(f.rel) === 'text-views') {
+      for (const s of specs.filter((s) => /^(cli|service)\//.test(s))) {
+        found.push(`${f.rel} imports ${s}: text-views/ is shared by the client and the service`);
       }
     }
     if (room(f.rel) === 'service') {
@@ -87,6 +92,10 @@ const violationsOf = (prefix: string) => violations.filter((v) => v.startsWith(p
 
 test('token/ imports nothing from cli/ or service/', () => {
   assert.deepEqual(violationsOf('token/'), []);
+});
+
+test('text-views/ imports nothing from cli/ or service/', () => {
+  assert.deepEqual(violationsOf('text-views/'), []);
 });
 
 test('service/ never imports cli/, and its root holds only what the service is made of', () => {
@@ -132,6 +141,10 @@ const BROKEN: readonly [SourceFile, string][] = [
   [
     { rel: 'service/http/x.ts', text: "import { main } from '../../cli/main.js';" },
     'service/http/x.ts imports cli/main.js: service/ never imports cli/',
+  ],
+  [
+    { rel: 'text-views/x.ts', text: "import type { VmRecord } from '../service/store/index.js';" },
+    'text-views/x.ts imports service/store/index.js: text-views/ is shared by the client and the service',
   ],
   [
     { rel: 'token/x.ts', text: "export { DEFAULTS } from '../service/config.js';" },

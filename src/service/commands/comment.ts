@@ -29,9 +29,4 @@ export const commentCommand: ServiceCommand = {
     const data: CommentData = { vm_name: updated.name, comment: updated.comment };
     return json(data);
   },
-  renderText(data: CommentData) {
-    return data.comment === ''
-      ? `${data.vm_name}: comment cleared\n`
-      : `${data.vm_name}: ${data.comment}\n`;
-  },
 };

@@ -1,10 +1,9 @@
 import { commandFailed } from '../../errors.js';
-import { newCommand } from './new.js';
 import { json, type ServiceCommand } from './shared/command.js';
 import { storeNewVm } from './shared/new-record.js';
 import { checkVmName, quote } from '../rules/validate.js';
 import { findOwnVm } from './shared/vm-access.js';
-import { vmSummary, type VmSummary } from './vm-view.js';
+import { vmSummary } from './vm-view.js';
 
 /**
  * `cp <vm> [<new-name>]` — a new VM of the caller's with a copy of its VM's disk, tags,
@@ -61,5 +60,4 @@ export const cpCommand: ServiceCommand = {
     return json(vmSummary(ctx.deps, made));
   },
   // The same answer as `new`'s, shown the same way.
-  renderText: (data: VmSummary) => newCommand.renderText!(data),
 };

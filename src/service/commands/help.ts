@@ -1,10 +1,4 @@
-import {
-  commandHelp,
-  commandListing,
-  renderHelpText,
-  type CommandHelp,
-  type CommandListing,
-} from '../dispatch/help-doc.js';
+import { commandHelp, commandListing } from '../dispatch/help-doc.js';
 import type { CommandDefinition } from '../dispatch/types.js';
 
 /**
@@ -29,8 +23,5 @@ export const helpCommand: CommandDefinition<unknown> = {
       return { kind: 'json', data: commandListing(registry.all()) };
     }
     return { kind: 'json', data: commandHelp(registry.lookup(input.args)) };
-  },
-  renderText(data: CommandListing | CommandHelp) {
-    return renderHelpText(data);
   },
 };

@@ -1,9 +1,8 @@
 import { json, type ServiceCommand } from './shared/command.js';
 import { makeMachineInBackground } from '../rules/make-machine.js';
 import { storeNewVm, type NewVmFields } from './shared/new-record.js';
-import { listCell, textRecord, optionalCell } from '../../text-table.js';
 import { checkComment, checkTag, checkVmName, parseEnv } from '../rules/validate.js';
-import { vmSummary, type VmSummary } from './vm-view.js';
+import { vmSummary } from './vm-view.js';
 
 /**
  * `new [--name N] [--tag T]... [--comment C] [--integration I]... [--env K=V]...
@@ -69,15 +68,5 @@ export const newCommand: ServiceCommand = {
         ),
       ),
     );
-  },
-  renderText(data: VmSummary) {
-    return textRecord([
-      ['vm', `${data.emoji} ${data.vm_name}`],
-      ['status', data.status],
-      ['tags', listCell(data.tags)],
-      ['port', String(data.default_port)],
-      ['url', data.https_url],
-      ['ssh', optionalCell(data.ssh_dest)],
-    ]);
   },
 };

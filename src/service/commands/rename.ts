@@ -32,7 +32,4 @@ export const renameCommand: ServiceCommand = {
     const data: RenameData = { vm_name: newName, old_name: vm.name };
     return json(data);
   },
-  renderText(data: RenameData) {
-    return `renamed ${data.old_name} to ${data.vm_name}\n`;
-  },
 };

@@ -33,7 +33,4 @@ export const restartCommand: ServiceCommand = {
     const data: RestartData = { vm_name: vm.name, status: 'restarted' };
     return json(data);
   },
-  renderText(data: RestartData) {
-    return `restarted ${data.vm_name}\n`;
-  },
 };

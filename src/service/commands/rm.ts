@@ -1,6 +1,5 @@
 import { ExectlError } from '../../errors.js';
 import { json, type ServiceCommand } from './shared/command.js';
-import { listCell, textTable } from '../../text-table.js';
 import { findOwnVm } from './shared/vm-access.js';
 
 interface RmData {
@@ -39,12 +38,5 @@ export const rmCommand: ServiceCommand = {
     const first = data.failed[0];
     if (first !== undefined) throw new ExectlError('command_failed', first.error, { body: data });
     return json(data);
-  },
-  renderText(data: RmData) {
-    const failures = data.failed.map((f) => [f.vm_name, f.error]);
-    return (
-      `deleted: ${listCell(data.deleted)}\n` +
-      (failures.length === 0 ? '' : textTable(['vm', 'error'], failures, ''))
-    );
   },
 };

@@ -49,7 +49,4 @@ export const svc0ToSvc1Command: ServiceCommand = {
     const data: Svc1Data = { token: record.handle };
     return json(data);
   },
-  renderText(data: Svc1Data) {
-    return `${data.token}\n`;
-  },
 };

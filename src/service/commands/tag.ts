@@ -1,5 +1,4 @@
 import { json, type ServiceCommand } from './shared/command.js';
-import { listCell } from '../../text-table.js';
 import { checkTag } from '../rules/validate.js';
 import { findOwnVm } from './shared/vm-access.js';
 
@@ -32,8 +31,5 @@ export const tagCommand: ServiceCommand = {
       : store.addTags(vm.id, tags.map(checkTag));
     const data: TagData = { vm_name: updated.name, tags: updated.tags };
     return json(data);
-  },
-  renderText(data: TagData) {
-    return `${data.vm_name}: ${listCell(data.tags)}\n`;
   },
 };

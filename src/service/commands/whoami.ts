@@ -1,5 +1,4 @@
 import { json, type ServiceCommand } from './shared/command.js';
-import { textRecord, textTable } from '../../text-table.js';
 
 interface WhoamiData {
   email: string;
@@ -29,16 +28,5 @@ export const whoamiCommand: ServiceCommand = {
       })),
     };
     return json(data);
-  },
-  renderText(data: WhoamiData) {
-    const keys = data.ssh_keys.map((k) => [k.current ? '*' : '', k.name, k.fingerprint]);
-    return (
-      textRecord([
-        ['email', data.email],
-        ['user id', data.user_id],
-      ]) +
-      '\n' +
-      textTable(['', 'name', 'fingerprint'], keys, 'no ssh keys')
-    );
   },
 };

@@ -4,7 +4,9 @@ import { authorize } from './authorize.js';
 import { startDeadline, type Deadline } from './deadline.js';
 import type { StopSubscription } from './stop.js';
 import type { FaultTable } from './faults.js';
-import { commandHelp, renderHelpText } from './help-doc.js';
+import { commandHelp } from './help-doc.js';
+import { helpView, textViewFor, type TextView } from '../../text-views/index.js';
+import type { FlagValues } from './flag-values.js';
 import { lexCommandLine } from '../../shell-words.js';
 import type { CommandRegistry } from './registry.js';
 import type {
@@ -50,7 +52,10 @@ export interface DispatchResult {
   output: CommandOutput;
   /** `--json` was given: SSH renders JSON instead of text (HTTP always renders JSON). */
   json: boolean;
-  /** The readable form of `output.data` for `renderText`, when the command has its own. */
+  /**
+   * The readable form of `output.data` for `renderText`: the command's view in src/text-views/
+   * with the flags given, or undefined for the generic text.
+   */
   textRenderer: ((data: unknown) => string) | undefined;
 }
 
@@ -123,12 +128,12 @@ export async function dispatch<Deps>(
   // Only a stream keeps the clock running. An interactive program (a shell) lasts as long as
   // its user keeps it: 30 s would cut every session, and it ends with its terminal instead.
   if (output.kind !== 'stream') deadline.clear();
-  const custom = definition.renderText;
+  const view = textViewFor(node.path);
   return {
     path: node.path,
     output: output.kind === 'stream' ? underDeadline(output, deadline) : output,
     json: parsed.json,
-    textRenderer: custom === undefined ? undefined : (data) => custom.call(definition, data),
+    textRenderer: view === undefined ? undefined : renderWith(view, parsed.input.flags),
   };
 }
 
@@ -161,8 +166,14 @@ function helpAnswer(node: CommandNode<unknown>, json: boolean): DispatchResult {
     path: node.path,
     output: { kind: 'json', data: help },
     json,
-    textRenderer: () => renderHelpText(help),
+    textRenderer: renderWith(helpView, undefined),
   };
+}
+
+/** `view` bound to the flags of its command that it reads and that were given. */
+function renderWith(view: TextView, flags: FlagValues | undefined): (data: unknown) => string {
+  const given = new Set(view.flags.filter((f) => flags?.boolean(f.name)).map((f) => f.name));
+  return (data) => view.render(data, given);
 }
 
 /**

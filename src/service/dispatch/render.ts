@@ -1,97 +1,9 @@
 /**
- * Turns a command's JSON data into what a front end writes: compact JSON for HTTP and for SSH
- * with `--json`, readable text for SSH without it.
+ * Turns a command's JSON data into what a front end writes as JSON: HTTP always, SSH with
+ * `--json`. The readable text form is shared with the client: see src/text-views/.
  */
 
 /** Compact JSON followed by a newline, as every /exec answer is (SPEC §2). */
 export function renderJson(data: unknown): string {
   return JSON.stringify(data) + '\n';
-}
-
-/**
- * Readable text of `data`, ending in a newline: the command's own `renderText` when it has one,
- * else a generic form — a table for a list of records (`{"vms":[...]}` prints just the
- * table), `key: value` lines for a record, nested records indented.
- *
- * Control characters coming from data (a VM comment, a key name) could drive the user's
- * terminal, so they are shown escaped (`\n`, `\u001b`); a custom renderer keeps its own
- * newlines and tabs, everything else is escaped the same way.
- */
-export function renderText(data: unknown, custom?: (data: unknown) => string): string {
-  const text = custom === undefined ? genericText(data) : escapeControls(custom(data), true);
-  return text.endsWith('\n') ? text : text + '\n';
-}
-
-type Row = Record<string, unknown>;
-
-function genericText(data: unknown): string {
-  if (isRowList(data) && data.length > 0) return table(data);
-  if (!isRow(data)) return cell(data);
-  const entries = Object.entries(data);
-  const only = entries.length === 1 ? entries[0] : undefined;
-  if (only !== undefined && isRowList(only[1])) {
-    return only[1].length === 0 ? `no ${escapeControls(only[0], false)}\n` : table(only[1]);
-  }
-  return lines(data, '');
-}
-
-function lines(row: Row, indent: string): string {
-  return Object.entries(row)
-    .map(([key, value]) => {
-      const label = `${indent}${escapeControls(key, false)}:`;
-      if (isRowList(value) && value.length > 0) return `${label}\n${table(value, indent + '  ')}`;
-      if (isRow(value)) return `${label}\n${lines(value, indent + '  ')}`;
-      return `${label} ${cell(value)}\n`;
-    })
-    .join('');
-}
-
-/** Columns are the union of the records' keys in first-seen order, headed in capitals. */
-function table(rows: readonly Row[], indent = ''): string {
-  const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))];
-  const grid = [
-    keys.map((k) => escapeControls(k, false).toUpperCase()),
-    ...rows.map((r) => keys.map((k) => cell(r[k]))),
-  ];
-  const widths = keys.map((_, col) => Math.max(...grid.map((line) => line[col]!.length)));
-  return grid
-    .map(
-      (line) =>
-        indent +
-        line
-          .map((c, col) => c.padEnd(widths[col]!))
-          .join('  ')
-          .trimEnd(),
-    )
-    .join('\n')
-    .concat('\n');
-}
-
-/** One value on one line: `-` for nothing, lists joined by commas, records as JSON. */
-function cell(value: unknown): string {
-  if (value === null || value === undefined) return '-';
-  if (typeof value === 'string') return escapeControls(value, false);
-  if (Array.isArray(value) && value.every((v) => !isRow(v) && !Array.isArray(v))) {
-    return value.map(cell).join(', ');
-  }
-  if (typeof value === 'object') return escapeControls(JSON.stringify(value), false);
-  return String(value);
-}
-
-function isRow(value: unknown): value is Row {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isRowList(value: unknown): value is Row[] {
-  return Array.isArray(value) && value.every(isRow);
-}
-
-const NAMED_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-
-/** C0 and C1 controls (and DEL) as visible escapes; newline and tab survive when `keepLayout`. */
-function escapeControls(text: string, keepLayout: boolean): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => {
-    if (keepLayout && (c === '\n' || c === '\t')) return c;
-    return NAMED_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
-  });
 }

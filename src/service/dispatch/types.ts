@@ -99,7 +99,10 @@ export interface StreamSink {
   write(chunk: Buffer): void | Promise<void>;
 }
 
-/** The plain data a command answers with; JSON over HTTP, JSON or text over SSH. */
+/**
+ * The plain data a command answers with; JSON over HTTP, JSON or text over SSH (the text is the
+ * command path's view in src/text-views/, shared with the client).
+ */
 export interface JsonOutput {
   kind: 'json';
   data: unknown;
@@ -173,8 +176,6 @@ export interface CommandDefinition<Deps> {
   /** True when it changes state: such a command is never retried automatically. */
   mutates: boolean;
   run(ctx: CommandContext<Deps>, input: CommandInput): Promise<CommandOutput>;
-  /** Readable form of this command's JSON data for SSH without `--json` (else a generic one). */
-  renderText?(data: unknown): string;
 }
 
 /**

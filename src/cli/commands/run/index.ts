@@ -15,6 +15,7 @@ import {
 } from '../../exec/answer.js';
 import { sendExec } from '../../exec/send.js';
 import { jsonStyleFor, prettyJson } from '../../json-pretty.js';
+import { answerText } from '../../exec/text.js';
 import { streamSink } from '../../output-sink.js';
 import { requestToken } from '../../exec/token.js';
 import { startSpinner } from '../../spinner.js';
@@ -22,7 +23,7 @@ import { startSpinner } from '../../spinner.js';
 export interface RunOptions {
   token?: string;
   key?: string;
-  /** JSON exactly as the server sent it, even on a terminal. */
+  /** JSON instead of text on a terminal (indented and coloured there). */
   json?: boolean;
   /** The body byte for byte, even on a terminal. */
   raw?: boolean;
@@ -47,7 +48,7 @@ export async function runRun(
     prepared.scope,
     prepared.grants,
   );
-  const pretty = ctx.stdout.isTTY === true && options.json !== true && options.raw !== true;
+  const shape = answerShape(ctx, options);
   const spinner = startSpinner(ctx, `exectl run ${prepared.path ?? prepared.scope ?? ''}`);
   let response: ExecResponse;
   try {
@@ -66,7 +67,7 @@ export async function runRun(
   const ok = response.status >= 200 && response.status < 300;
   if (!ok || (!isJson(response) && !isVmOutput(response))) {
     if (response.status === 422 && failureKind(response) === 'result') {
-      await printBody(ctx, response, pretty);
+      await printBody(ctx, response, shape, prepared.line, true);
     }
     throw responseError(response, {
       url: settings.url,
@@ -74,7 +75,7 @@ export async function runRun(
       signedBy: credential.signedBy,
     });
   }
-  await printBody(ctx, response, pretty);
+  await printBody(ctx, response, shape, prepared.line, false);
   const cutOff = streamCutOff(response);
   if (cutOff !== undefined) throw cutOff;
   const exit = execExitCode(response);
@@ -87,14 +88,48 @@ export async function runRun(
   return undefined;
 }
 
-/** A JSON body: pretty and coloured for a person, else exactly as received. */
-async function printBody(ctx: CliContext, response: ExecResponse, pretty: boolean): Promise<void> {
+/**
+ * How a JSON answer is shown (SPEC §8): on a terminal, the readable text the SSH front end
+ * shows, or with --json the JSON indented and coloured; --raw, and anything that is not a
+ * terminal (a pipe, a file: scripts read it), the body exactly as received.
+ */
+type AnswerShape = 'text' | 'pretty' | 'raw';
+
+function answerShape(ctx: CliContext, options: RunOptions): AnswerShape {
+  if (ctx.stdout.isTTY !== true || options.raw === true) return 'raw';
+  return options.json === true ? 'pretty' : 'text';
+}
+
+/**
+ * Prints a JSON body of the answer to `line` in `shape`; `failed`: a 422 that carries a result
+ * (shown in the generic text, as SSH does). A body that is not what it says is printed as is.
+ */
+async function printBody(
+  ctx: CliContext,
+  response: ExecResponse,
+  shape: AnswerShape,
+  line: string,
+  failed: boolean,
+): Promise<void> {
   // A raw body (output of `ssh <vm> ...`) has already gone to stdout as it arrived.
   if (!isJson(response)) return;
   const text = response.body.toString('utf8');
-  const shown = pretty ? prettyJson(text, await jsonStyleFor(ctx)) : undefined;
+  const readable = shape === 'text' ? textOf(line, text, failed) : undefined;
+  const shown =
+    readable ?? (shape === 'raw' ? undefined : prettyJson(text, await jsonStyleFor(ctx)));
   if (shown !== undefined) ctx.stdout.write(shown);
   else ctx.stdout.write(response.body);
+}
+
+/** The readable text of a JSON body, or undefined when it is not JSON or JSON was asked for. */
+function textOf(line: string, body: string, failed: boolean): string | undefined {
+  let data: unknown;
+  try {
+    data = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  return answerText(line, data, failed);
 }
 
 export const command: CliCommand = {
@@ -104,7 +139,7 @@ export const command: CliCommand = {
       .argument('<command-line...>', 'one argument: a whole command line; several: its words')
       .option('--token <token>', 'bearer token (env EXECTL_TOKEN; else minted for this command)')
       .option('--key <path>', 'private key for the minted token (env EXECTL_KEY)')
-      .option('--json', 'print JSON exactly as the server sent it, even on a terminal')
+      .option('--json', 'print JSON, not text, on a terminal (indented and coloured there)')
       .addOption(
         new Option('--raw', 'print the answer byte for byte, even on a terminal').conflicts('json'),
       )
@@ -119,7 +154,10 @@ service sees exactly those words. Put -- before a command line that uses a flag
 exectl itself knows (-q, --url, --token, --key, --json, --raw, --help).
 
 Without a token, one is minted with your SSH key that expires in 5 minutes and
-allows exactly this command. On a terminal, JSON is indented and coloured.
+allows exactly this command. On a terminal, the answer is shown as the readable
+text the SSH front end shows (tables for lists); --json shows the JSON instead,
+indented and coloured. Piped or redirected, the JSON is printed exactly as the
+server sent it, with or without --json (--raw does that on a terminal too).
 429 answers are retried after Retry-After; connection failures are retried only
 for commands that change nothing (3 tries in all).
 

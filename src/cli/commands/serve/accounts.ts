@@ -10,7 +10,7 @@ import {
   openStore,
   type Store,
 } from '../../../service/index.js';
-import { listCell, textTable } from '../../../text-table.js';
+import { listCell, textTable } from '../../../text-views/table.js';
 import type { CliContext } from '../../context.js';
 import { existingDataFolder, keptDataFolder, prepareDataFolder, withLockedFolder } from './data.js';
 import type { DataFolder } from './options.js';

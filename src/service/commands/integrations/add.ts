@@ -11,7 +11,7 @@ import {
   checkTarget,
   parseReflectionFields,
 } from '../../rules/integrations.js';
-import { integrationView, renderIntegration } from './view.js';
+import { integrationView } from './view.js';
 
 /**
  * `integrations add <type> --name N [--target URL] [--header K:V]... [--comment C]
@@ -84,7 +84,6 @@ export const integrationsAddCommand: ServiceCommand = {
     });
     return json(integrationView(created));
   },
-  renderText: renderIntegration,
 };
 
 /** A reflection integration has no target; every other type needs one. */

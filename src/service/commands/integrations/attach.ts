@@ -1,6 +1,6 @@
 import { json, type ServiceCommand } from '../shared/command.js';
 import { attachableSpec } from './attach-spec.js';
-import { findIntegration, integrationView, renderIntegration } from './view.js';
+import { findIntegration, integrationView } from './view.js';
 
 /**
  * `integrations attach <name> <spec>` — one more way for VMs to see the integration:
@@ -24,5 +24,4 @@ export const integrationsAttachCommand: ServiceCommand = {
     const spec = attachableSpec(ctx, specText);
     return json(integrationView(ctx.deps.store.attachIntegration(integration.id, spec)));
   },
-  renderText: renderIntegration,
 };

@@ -1,6 +1,6 @@
 import { json, type ServiceCommand } from '../shared/command.js';
 import { parseAttachmentSpec } from '../../rules/integrations.js';
-import { findIntegration, integrationView, renderIntegration } from './view.js';
+import { findIntegration, integrationView } from './view.js';
 
 /**
  * `integrations detach <name> <spec>` — removes one attachment. A VM still sees the
@@ -23,5 +23,4 @@ export const integrationsDetachCommand: ServiceCommand = {
     const spec = parseAttachmentSpec(specText);
     return json(integrationView(ctx.deps.store.detachIntegration(integration.id, spec)));
   },
-  renderText: renderIntegration,
 };

@@ -1,5 +1,5 @@
 import { json, type ServiceCommand } from '../shared/command.js';
-import { integrationView, renderIntegrationTable, type IntegrationView } from './view.js';
+import { integrationView, type IntegrationView } from './view.js';
 
 interface IntegrationsListData {
   integrations: IntegrationView[];
@@ -21,8 +21,5 @@ export const integrationsListCommand: ServiceCommand = {
     const records = ctx.deps.store.listIntegrations(ctx.principal.accountId);
     const data: IntegrationsListData = { integrations: records.map(integrationView) };
     return json(data);
-  },
-  renderText(data: IntegrationsListData) {
-    return renderIntegrationTable(data.integrations);
   },
 };

@@ -24,7 +24,4 @@ export const integrationsRemoveCommand: ServiceCommand = {
     const data: RemovedData = { removed: removed.name };
     return json(data);
   },
-  renderText(data: RemovedData) {
-    return `removed integration ${data.removed}\n`;
-  },
 };

@@ -1,6 +1,6 @@
 import { json, type ServiceCommand } from '../shared/command.js';
 import { checkIntegrationName } from '../../rules/integrations.js';
-import { findIntegration, integrationView, renderIntegration } from './view.js';
+import { findIntegration, integrationView } from './view.js';
 
 /**
  * `integrations rename <old> <new>` — renames one of the caller's integrations. Its address
@@ -23,5 +23,4 @@ export const integrationsRenameCommand: ServiceCommand = {
     const renamed = ctx.deps.store.renameIntegration(integration.id, checkIntegrationName(newName));
     return json(integrationView(renamed));
   },
-  renderText: renderIntegration,
 };

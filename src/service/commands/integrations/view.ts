@@ -2,7 +2,6 @@
 import { commandFailed } from '../../../errors.js';
 import type { IntegrationRecord } from '../../store/index.js';
 import type { ServiceContext } from '../shared/command.js';
-import { listCell, optionalCell, textRecord, textTable } from '../../../text-table.js';
 import { quote } from '../../rules/validate.js';
 
 /**
@@ -48,32 +47,4 @@ export function findIntegration(ctx: ServiceContext, name: string): IntegrationR
   const integration = ctx.deps.store.getIntegration(ctx.principal.accountId, name);
   if (integration === undefined) throw commandFailed(`integration ${quote(name)} not found`);
   return integration;
-}
-
-/** The readable form of one integration (SSH without `--json`). */
-export function renderIntegration(data: IntegrationView): string {
-  return textRecord([
-    ['integration', data.name],
-    ['type', data.type],
-    ['target', optionalCell(data.target)],
-    ['attached', listCell(data.attachments)],
-    ['headers', listCell(data.header_names)],
-    ...(data.type === 'reflection' ? [['fields', listCell(data.fields)] as [string, string]] : []),
-    ['comment', optionalCell(data.comment)],
-  ]);
-}
-
-/** The readable form of a list of integrations. */
-export function renderIntegrationTable(items: readonly IntegrationView[]): string {
-  return textTable(
-    ['name', 'type', 'target', 'attached', 'comment'],
-    items.map((i) => [
-      i.name,
-      i.type,
-      optionalCell(i.target),
-      listCell(i.attachments),
-      optionalCell(i.comment),
-    ]),
-    'no integrations',
-  );
 }

@@ -25,7 +25,6 @@ function pauseCommand(frozen: boolean): ServiceCommand {
       const data: PauseData = { vm_name: vm.name, status: frozen ? 'paused' : 'running' };
       return json(data);
     },
-    renderText: (data: PauseData) => `${data.vm_name} is ${data.status}\n`,
   };
 }
 

@@ -2,7 +2,7 @@ import { commandFailed } from '../../../errors.js';
 import { json, type ServiceCommand } from '../shared/command.js';
 import { quote } from '../../rules/validate.js';
 import { findOwnVm } from '../shared/vm-access.js';
-import { renderVmState, vmStateData, type VmStateData } from './vm-state-view.js';
+import { vmStateData } from './vm-state-view.js';
 
 const UNITS: Record<string, number> = { '': 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30, T: 2 ** 40 };
 const SIZE = /^([1-9]\d{0,15})([KMGT]?)i?B?$/i;
@@ -68,5 +68,4 @@ export const resizeCommand: ServiceCommand = {
     const resized = ctx.deps.store.getVm(vm.id) ?? vm;
     return json(vmStateData(resized, await ctx.deps.machines.stat(resized)));
   },
-  renderText: (data: VmStateData) => renderVmState(data),
 };

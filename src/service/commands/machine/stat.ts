@@ -1,6 +1,6 @@
 import { json, type ServiceCommand } from '../shared/command.js';
 import { findVisibleVm } from '../shared/vm-access.js';
-import { liveStatus, renderVmState, vmStateData, type VmStateData } from './vm-state-view.js';
+import { liveStatus, vmStateData } from './vm-state-view.js';
 
 /** `stat <vm>` — a VM's state, limits and live usage (a limit the host cannot enforce: null). */
 export const statCommand: ServiceCommand = {
@@ -20,5 +20,4 @@ export const statCommand: ServiceCommand = {
     }
     return json(vmStateData(vm, state));
   },
-  renderText: (data: VmStateData) => renderVmState(data),
 };

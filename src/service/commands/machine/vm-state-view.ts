@@ -55,20 +55,3 @@ export function vmStateData(vm: VmRecord, state: VmState): VmStateData {
     setup: { status: vm.setup.status, last_line: vm.setup.lastLine },
   };
 }
-
-/** The readable form: one `name: value` line each, sizes in MiB. */
-export function renderVmState(data: VmStateData): string {
-  const mib = (n: number | null) => (n === null ? '-' : `${Math.round(n / 2 ** 20)} MiB`);
-  const show = (n: number | null) => (n === null ? '-' : String(n));
-  return [
-    `vm:      ${data.vm_name} (${data.status})`,
-    `created: ${data.created_at}`,
-    `booted:  ${data.booted_at ?? '-'}`,
-    `setup:   ${data.setup.status}${data.setup.last_line === null ? '' : ` (${data.setup.last_line})`}`,
-    `cpus:    ${show(data.limits.cpus)} (used ${show(data.usage.cpu_seconds)} s)`,
-    `memory:  ${mib(data.usage.memory_bytes)} of ${mib(data.limits.memory_bytes)}`,
-    `pids:    ${show(data.usage.pids)} of ${show(data.limits.pids)}`,
-    `disk:    ${mib(data.usage.disk_bytes)} of ${mib(data.limits.disk_bytes)}`,
-    '',
-  ].join('\n');
-}

@@ -39,7 +39,4 @@ export const sharePortCommand: ServiceCommand = {
     const data: SharePortData = { vm_name: vm.name, port: vm.defaultPort };
     return json(data);
   },
-  renderText(data: SharePortData) {
-    return `${data.vm_name}: port ${data.port}\n`;
-  },
 };

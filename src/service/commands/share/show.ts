@@ -1,5 +1,5 @@
 import { json, type ServiceCommand } from '../shared/command.js';
-import { shareEntry, shareTable, type ShareEntry } from './view.js';
+import { shareEntry, type ShareEntry } from './view.js';
 import { findOwnVm } from '../shared/vm-access.js';
 
 interface ShareShowData {
@@ -27,8 +27,5 @@ export const shareShowCommand: ServiceCommand = {
         : [findOwnVm(ctx, name, 'see its sharing')];
     const data: ShareShowData = { shares: vms.map((vm) => shareEntry(deps, vm)) };
     return json(data);
-  },
-  renderText(data: ShareShowData) {
-    return shareTable(data.shares);
   },
 };

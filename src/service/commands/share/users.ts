@@ -1,7 +1,6 @@
 import { commandFailed } from '../../../errors.js';
 import { json, type ServiceCommand } from '../shared/command.js';
 import { shareUsers, type ShareUser } from './view.js';
-import { listCell } from '../../../text-table.js';
 import { checkEmail, quote, sameEmail } from '../../rules/validate.js';
 import { findOwnVm } from '../shared/vm-access.js';
 
@@ -46,9 +45,6 @@ function shareUsersCommand(
       }
       const data: ShareUsersData = { vm_name: vm.name, users: shareUsers(ctx.deps, vm) };
       return json(data);
-    },
-    renderText(data: ShareUsersData) {
-      return `${data.vm_name} is shared with: ${listCell(data.users.map((u) => u.email))}\n`;
     },
   };
 }

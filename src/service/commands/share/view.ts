@@ -1,7 +1,6 @@
 // The JSON shapes of a VM's sharing settings (SPEC §3 `share ...`).
 import type { ServiceDeps } from '../../deps.js';
 import type { Visibility, VmRecord } from '../../store/index.js';
-import { listCell, textTable } from '../../../text-table.js';
 import { httpsUrl } from '../vm-view.js';
 
 export interface ShareUser {
@@ -33,16 +32,4 @@ export function shareEntry(deps: ServiceDeps, vm: VmRecord): ShareEntry {
     url: httpsUrl(deps, vm.name),
     users: shareUsers(deps, vm),
   };
-}
-
-/** Text form of a list of share entries. */
-export function shareTable(entries: readonly ShareEntry[]): string {
-  const rows = entries.map((e) => [
-    e.vm_name,
-    e.visibility,
-    String(e.port),
-    e.url,
-    listCell(e.users.map((u) => u.email)),
-  ]);
-  return textTable(['vm', 'visibility', 'port', 'url', 'users'], rows, 'no vms');
 }

@@ -26,9 +26,6 @@ function visibilityCommand(visibility: Visibility, description: string): Service
       const data: VisibilityData = { vm_name: updated.name, visibility: updated.visibility };
       return json(data);
     },
-    renderText(data: VisibilityData) {
-      return `${data.vm_name} is ${data.visibility}\n`;
-    },
   };
 }
 

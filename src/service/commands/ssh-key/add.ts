@@ -52,7 +52,4 @@ export const sshKeyAddCommand: ServiceCommand = {
     };
     return json(data);
   },
-  renderText(data: SshKeyAddData) {
-    return `added ssh key ${data.name} (${data.fingerprint})\n`;
-  },
 };

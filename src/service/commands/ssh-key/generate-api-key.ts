@@ -5,7 +5,6 @@ import { serializePermissions } from '../../../token/permissions.js';
 import { rfc3339 } from '../../../time.js';
 import { json, nowSeconds, type ServiceCommand } from '../shared/command.js';
 import { freeKeyName } from './keys.js';
-import { textRecord } from '../../../text-table.js';
 import {
   grantableCmds,
   parseCmdsFlag,
@@ -116,14 +115,5 @@ export const generateApiKeyCommand: ServiceCommand = {
       expires_at: exp === null ? null : rfc3339(exp),
     };
     return json(data);
-  },
-  renderText(data: ApiKeyData) {
-    return textRecord([
-      ['token', data.token],
-      ['label', data.label],
-      ['namespace', data.namespace],
-      ['fingerprint', data.fingerprint],
-      ['expires', data.expires_at ?? 'never'],
-    ]);
   },
 };

@@ -1,5 +1,4 @@
 import { json, type ServiceCommand } from '../shared/command.js';
-import { optionalCell, textTable } from '../../../text-table.js';
 
 interface KeyEntry {
   name: string;
@@ -39,15 +38,5 @@ export const sshKeyListCommand: ServiceCommand = {
       })),
     };
     return json(data);
-  },
-  renderText(data: SshKeyListData) {
-    const rows = data.ssh_keys.map((k) => [
-      k.current ? '*' : '',
-      k.name,
-      k.fingerprint,
-      k.added_at,
-      optionalCell(k.last_used_at),
-    ]);
-    return textTable(['', 'name', 'fingerprint', 'added', 'last used'], rows, 'no ssh keys');
   },
 };

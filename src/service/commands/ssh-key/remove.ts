@@ -42,7 +42,4 @@ export const sshKeyRemoveCommand: ServiceCommand = {
     };
     return json(data);
   },
-  renderText(data: SshKeyRemoveData) {
-    return `removed ssh key ${data.name} (${data.fingerprint})\n`;
-  },
 };

@@ -31,7 +31,4 @@ export const sshKeyRenameCommand: ServiceCommand = {
     };
     return json(data);
   },
-  renderText(data: SshKeyRenameData) {
-    return `renamed ssh key ${data.old_name} to ${data.new_name}\n`;
-  },
 };

@@ -30,7 +30,4 @@ export const teamLeaveCommand: ServiceCommand = {
     const data: LeaveData = { team: null };
     return json(data);
   },
-  renderText() {
-    return 'left the team\n';
-  },
 };

@@ -1,5 +1,5 @@
 import { json, type ServiceCommand } from '../shared/command.js';
-import { currentTeam, memberEntries, memberTable, type MemberEntry } from './view.js';
+import { currentTeam, memberEntries, type MemberEntry } from './view.js';
 
 interface MembersData {
   members: MemberEntry[];
@@ -17,8 +17,5 @@ export const teamMembersCommand: ServiceCommand = {
   async run(ctx) {
     const data: MembersData = { members: memberEntries(ctx, currentTeam(ctx).team.id) };
     return json(data);
-  },
-  renderText(data: MembersData) {
-    return memberTable(data.members);
   },
 };

@@ -1,7 +1,7 @@
 import { commandFailed, type ExectlError } from '../../../errors.js';
 import { StoreConflictError, type Store, type TeamMember } from '../../store/index.js';
 import { json, type ServiceCommand } from '../shared/command.js';
-import { memberTable, ownTeam, toEntry, type MemberEntry } from './view.js';
+import { ownTeam, toEntry, type MemberEntry } from './view.js';
 import { quote } from '../../rules/validate.js';
 
 interface MembersData {
@@ -44,9 +44,6 @@ function teamMembershipCommand(
       }
       const data: MembersData = { members: members.map(toEntry) };
       return json(data);
-    },
-    renderText(data: MembersData) {
-      return memberTable(data.members);
     },
   };
 }

@@ -1,5 +1,4 @@
 import { json, type ServiceCommand } from '../shared/command.js';
-import { textRecord } from '../../../text-table.js';
 import { currentTeam } from './view.js';
 import type { TeamRole } from '../../store/index.js';
 
@@ -28,13 +27,5 @@ export const teamCommand: ServiceCommand = {
       role,
     };
     return json(data);
-  },
-  renderText(data: TeamData) {
-    return textRecord([
-      ['team', data.team.name],
-      ['owner', data.team.owner],
-      ['members', String(data.team.members)],
-      ['your role', data.role],
-    ]);
   },
 };

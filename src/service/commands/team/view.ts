@@ -2,7 +2,6 @@
 import { commandFailed } from '../../../errors.js';
 import type { AccountTeam, TeamRole } from '../../store/index.js';
 import type { ServiceContext } from '../shared/command.js';
-import { textTable } from '../../../text-table.js';
 import { quote } from '../../rules/validate.js';
 
 export interface MemberEntry {
@@ -39,10 +38,4 @@ export function memberEntries(ctx: ServiceContext, teamId: number): MemberEntry[
 
 export function toEntry(member: { email: string; role: TeamRole; joinedAt: string }): MemberEntry {
   return { email: member.email, role: member.role, joined_at: member.joinedAt };
-}
-
-/** Text form of a member list. */
-export function memberTable(members: readonly MemberEntry[]): string {
-  const rows = members.map((m) => [m.email, m.role, m.joined_at]);
-  return textTable(['email', 'role', 'joined'], rows, 'no members');
 }

@@ -7,7 +7,7 @@ import { emojiFor } from '../../../../src/service/rules/emoji.js';
 import type { ServiceConfig } from '../../../../src/service/config.js';
 import type { ServiceDeps } from '../../../../src/service/deps.js';
 import { dispatch } from '../../../../src/service/dispatch/dispatcher.js';
-import { renderText } from '../../../../src/service/dispatch/render.js';
+import { renderText } from '../../../../src/text-views/generic.js';
 import type { Principal } from '../../../../src/service/dispatch/types.js';
 import {
   openStore,

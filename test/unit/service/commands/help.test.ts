@@ -4,6 +4,7 @@ import { COMMAND_CATALOG } from '../../../../src/command-catalog.js';
 import { buildRegistry } from '../../../../src/service/commands/index.js';
 import { parseArgs } from '../../../../src/service/dispatch/args.js';
 import { lexCommandLine } from '../../../../src/shell-words.js';
+import { textViewFor } from '../../../../src/text-views/index.js';
 import { openCommandFixture, type CommandFixture, type User } from './fixture.js';
 
 let fx: CommandFixture;
@@ -190,7 +191,7 @@ test('every command has a usage starting with its path, a text form, and example
     assert.ok(def.usage === def.path || def.usage.startsWith(`${def.path} `), def.path);
     // `ssh` answers with the VM's raw output, which is already text.
     if (def.path !== 'ssh') {
-      assert.equal(typeof def.renderText, 'function', `${def.path} has a text form`);
+      assert.notEqual(textViewFor(def.path), undefined, `${def.path} has a text form`);
     }
     assert.ok(def.examples.length > 0, `${def.path} has an example`);
     for (const example of def.examples) {

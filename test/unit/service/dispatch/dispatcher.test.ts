@@ -102,15 +102,36 @@ test('a command runs with its parsed input and answers its data', async () => {
   assert.deepEqual(deps.log, ['ls']);
 });
 
-test('--json is reported so SSH can choose JSON or text; textRenderer is the command own', async () => {
+test('--json is reported so SSH can choose JSON or text; textRenderer is the path view', async () => {
   const plain = await run('ssh-key list', null).result;
   assert.equal(plain.json, false);
+  assert.equal(plain.textRenderer?.({ ssh_keys: [] }), 'no ssh keys\n', 'the shared view');
+  // `ssh` has no view in src/text-views/ (its answer is a stream, already text).
+  assert.equal((await run('ssh web ls', null).result).textRenderer, undefined);
+});
+
+test('the view sees the boolean flags it reads: ls -l shows the long columns', async () => {
+  const vm = {
+    vm_name: 'web',
+    emoji: '🦦',
+    status: 'running',
+    tags: [],
+    comment: '',
+    default_port: 8080,
+    https_url: 'https://web.example',
+    ssh_dest: null,
+    created_at: '2026-01-01T00:00:00Z',
+  };
+  const short = await run('ls', null).result;
+  const long = await run('ls -l', null).result;
   assert.equal(
-    plain.textRenderer?.({ a: 1 }),
-    'keys: {"a":1}',
-    'ssh-key list has its own renderText',
+    short.textRenderer?.({ vms: [vm] }),
+    'NAME    STATUS   TAGS  URL\n🦦 web  running  -     https://web.example\n',
   );
-  assert.equal((await run('whoami', null).result).textRenderer, undefined);
+  assert.equal(
+    long.textRenderer?.({ vms: [vm] }).split('\n')[0],
+    'NAME    STATUS   TAGS  URL                  COMMENT  PORT  SSH  CREATED',
+  );
 });
 
 test('--help answers the help JSON, runs nothing, and needs the command permission', async () => {
@@ -129,7 +150,10 @@ test('--help answers the help JSON, runs nothing, and needs the command permissi
       '],"examples":["new --name web --tag prod"],"subcommands":[]}\n',
   );
   assert.deepEqual(deps.log, [], 'new must not have run');
-  assert.match(answer.textRenderer?.(undefined) ?? '', /^usage: new \[--name N\]/);
+  assert.match(
+    answer.textRenderer?.(answer.output.kind === 'json' ? answer.output.data : undefined) ?? '',
+    /^usage: new \[--name N\]/,
+  );
 });
 
 test('help <path> gives exactly <path> --help and needs only help', async () => {

@@ -114,16 +114,13 @@ export const whoamiCommand = echoing({
 
 export const sshKeyGroup = { path: 'ssh-key', description: 'Manage your SSH keys' };
 
-export const sshKeyList: CommandDefinition<TestDeps> = {
-  ...echoing({
-    path: 'ssh-key list',
-    description: 'List your SSH keys',
-    usage: 'ssh-key list',
-    flags: [],
-    args: [],
-  }),
-  renderText: (data) => `keys: ${JSON.stringify(data)}`,
-};
+export const sshKeyList = echoing({
+  path: 'ssh-key list',
+  description: 'List your SSH keys',
+  usage: 'ssh-key list',
+  flags: [],
+  args: [],
+});
 
 export const sshKeyAdd = echoing({
   path: 'ssh-key add',

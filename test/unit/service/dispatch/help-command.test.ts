@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { helpCommand } from '../../../../src/service/commands/help.js';
 import { dispatch } from '../../../../src/service/dispatch/dispatcher.js';
-import { renderJson, renderText } from '../../../../src/service/dispatch/render.js';
+import { renderJson } from '../../../../src/service/dispatch/render.js';
+import { helpView, readableText } from '../../../../src/text-views/index.js';
 import { principal, testRegistry } from './fixtures.js';
 
 async function help(line: string): Promise<unknown> {
@@ -80,10 +80,7 @@ test('help <path> is the command help; unknown paths are 404', async () => {
 test('help renders as readable text for SSH', async () => {
   const listing = await help('help');
   assert.equal(
-    renderText(listing, (d) => helpCommand.renderText!(d))
-      .split('\n')
-      .slice(0, 3)
-      .join('\n'),
+    readableText(listing, helpView).split('\n').slice(0, 3).join('\n'),
     [
       'help [all | <command>...]                             List the commands, or show how to use one',
       'ls [-l] [pattern]                                     List your VMs',
@@ -92,7 +89,7 @@ test('help renders as readable text for SSH', async () => {
   );
   const one = await help('help ls');
   assert.equal(
-    renderText(one, (d) => helpCommand.renderText!(d)),
+    readableText(one, helpView),
     [
       'usage: ls [-l] [pattern]',
       '',
@@ -108,7 +105,7 @@ test('help renders as readable text for SSH', async () => {
     ].join('\n'),
   );
   assert.equal(
-    renderText(await help('help new'), (d) => helpCommand.renderText!(d)).split('\n')[8],
+    readableText(await help('help new'), helpView).split('\n')[8],
     '  --size     Machine size (default: small)',
   );
   assert.equal(renderJson(one).endsWith('"subcommands":[]}\n'), true);

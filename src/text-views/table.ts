@@ -1,7 +1,7 @@
 /**
- * A plain-text table for the SSH front end: a header row in capitals, then one row per record,
- * columns separated by two spaces, trailing spaces trimmed. `empty` is shown instead when there
- * are no rows. Widths count UTF-16 units, which matches the terminal for the emojis VMs get
+ * A plain-text table for readable output (command views, `serve accounts list`): a header row
+ * in capitals, then one row per record, columns separated by two spaces, trailing spaces
+ * trimmed. `empty` is shown instead when there are no rows. Widths count UTF-16 units, which matches the terminal for the emojis VMs get
  * (one astral character, two units, two columns wide).
  */
 export function textTable(headers: readonly string[], rows: readonly string[][], empty: string) {

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderJson, renderText } from '../../../../src/service/dispatch/render.js';
+import { renderJson } from '../../../src/service/dispatch/render.js';
+import { renderText } from '../../../src/text-views/generic.js';
 
 test('renderJson is compact JSON and a newline', () => {
   assert.equal(renderJson({ a: [1, 'x'], b: null }), '{"a":[1,"x"],"b":null}\n');

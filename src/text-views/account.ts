@@ -1,0 +1,91 @@
+// Text views of the account commands (SPEC §3): whoami, ssh-key ..., svc0-to-svc1, team ....
+import { optionalCell, textRecord, textTable } from './table.js';
+import { view } from './view.js';
+
+export const whoamiView = view<{
+  email: string;
+  user_id: string;
+  ssh_keys: { name: string; fingerprint: string; current: boolean }[];
+}>((data) => {
+  const keys = data.ssh_keys.map((k) => [k.current ? '*' : '', k.name, k.fingerprint]);
+  return (
+    textRecord([
+      ['email', data.email],
+      ['user id', data.user_id],
+    ]) +
+    '\n' +
+    textTable(['', 'name', 'fingerprint'], keys, 'no ssh keys')
+  );
+});
+
+interface KeyEntry {
+  name: string;
+  fingerprint: string;
+  added_at: string;
+  last_used_at: string | null;
+  current: boolean;
+}
+
+export const sshKeyListView = view<{ ssh_keys: KeyEntry[] }>((data) => {
+  const rows = data.ssh_keys.map((k) => [
+    k.current ? '*' : '',
+    k.name,
+    k.fingerprint,
+    k.added_at,
+    optionalCell(k.last_used_at),
+  ]);
+  return textTable(['', 'name', 'fingerprint', 'added', 'last used'], rows, 'no ssh keys');
+});
+
+export const sshKeyAddView = view<{ name: string; fingerprint: string }>(
+  (data) => `added ssh key ${data.name} (${data.fingerprint})\n`,
+);
+
+export const sshKeyRemoveView = view<{ name: string; fingerprint: string }>(
+  (data) => `removed ssh key ${data.name} (${data.fingerprint})\n`,
+);
+
+export const sshKeyRenameView = view<{ old_name: string; new_name: string }>(
+  (data) => `renamed ssh key ${data.old_name} to ${data.new_name}\n`,
+);
+
+export const apiKeyView = view<{
+  label: string;
+  token: string;
+  namespace: string;
+  fingerprint: string;
+  expires_at: string | null;
+}>((data) =>
+  textRecord([
+    ['token', data.token],
+    ['label', data.label],
+    ['namespace', data.namespace],
+    ['fingerprint', data.fingerprint],
+    ['expires', data.expires_at ?? 'never'],
+  ]),
+);
+
+/** `svc0-to-svc1`: just the token, ready to copy. */
+export const svc1View = view<{ token: string }>((data) => `${data.token}\n`);
+
+export const teamView = view<{
+  team: { name: string; owner: string; members: number };
+  role: string;
+}>((data) =>
+  textRecord([
+    ['team', data.team.name],
+    ['owner', data.team.owner],
+    ['members', String(data.team.members)],
+    ['your role', data.role],
+  ]),
+);
+
+/** `team members`, `team add` and `team remove`: the members, owner first. */
+export const membersView = view<{ members: { email: string; role: string; joined_at: string }[] }>(
+  (data) => {
+    const rows = data.members.map((m) => [m.email, m.role, m.joined_at]);
+    return textTable(['email', 'role', 'joined'], rows, 'no members');
+  },
+);
+
+export const leaveView = view<unknown>(() => 'left the team\n');

@@ -1,0 +1,77 @@
+// Text views of the commands that open a VM to others (SPEC §3): share ... and integrations ....
+import { listCell, optionalCell, textRecord, textTable } from './table.js';
+import { view } from './view.js';
+
+interface ShareEntry {
+  vm_name: string;
+  visibility: string;
+  port: number;
+  url: string;
+  users: { email: string }[];
+}
+
+export const shareShowView = view<{ shares: ShareEntry[] }>((data) => {
+  const rows = data.shares.map((e) => [
+    e.vm_name,
+    e.visibility,
+    String(e.port),
+    e.url,
+    listCell(e.users.map((u) => u.email)),
+  ]);
+  return textTable(['vm', 'visibility', 'port', 'url', 'users'], rows, 'no vms');
+});
+
+export const sharePortView = view<{ vm_name: string; port: number }>(
+  (data) => `${data.vm_name}: port ${data.port}\n`,
+);
+
+/** `share set-public` and `share set-private`. */
+export const visibilityView = view<{ vm_name: string; visibility: string }>(
+  (data) => `${data.vm_name} is ${data.visibility}\n`,
+);
+
+/** `share add` and `share remove`: who the VM is shared with now. */
+export const shareUsersView = view<{ vm_name: string; users: { email: string }[] }>(
+  (data) => `${data.vm_name} is shared with: ${listCell(data.users.map((u) => u.email))}\n`,
+);
+
+interface IntegrationView {
+  name: string;
+  type: string;
+  comment: string;
+  target: string | null;
+  attachments: string[];
+  header_names: string[];
+  fields: string[];
+}
+
+/** `integrations add`, `rename`, `attach` and `detach`: the integration as it is now. */
+export const integrationView = view<IntegrationView>((data) =>
+  textRecord([
+    ['integration', data.name],
+    ['type', data.type],
+    ['target', optionalCell(data.target)],
+    ['attached', listCell(data.attachments)],
+    ['headers', listCell(data.header_names)],
+    ...(data.type === 'reflection' ? [['fields', listCell(data.fields)] as [string, string]] : []),
+    ['comment', optionalCell(data.comment)],
+  ]),
+);
+
+export const integrationListView = view<{ integrations: IntegrationView[] }>((data) =>
+  textTable(
+    ['name', 'type', 'target', 'attached', 'comment'],
+    data.integrations.map((i) => [
+      i.name,
+      i.type,
+      optionalCell(i.target),
+      listCell(i.attachments),
+      optionalCell(i.comment),
+    ]),
+    'no integrations',
+  ),
+);
+
+export const integrationRemoveView = view<{ removed: string }>(
+  (data) => `removed integration ${data.removed}\n`,
+);

@@ -1,0 +1,120 @@
+// Text views of the VM commands (SPEC §3): ls, new, cp, rm, restart, rename, tag, comment,
+// stat, resize, pause, resume.
+import { listCell, optionalCell, textRecord, textTable } from './table.js';
+import { view } from './view.js';
+
+interface VmSummary {
+  vm_name: string;
+  emoji: string;
+  status: string;
+  tags: string[];
+  default_port: number;
+  https_url: string;
+  ssh_dest: string | null;
+}
+
+interface VmListing extends VmSummary {
+  comment: string;
+  created_at: string;
+}
+
+/** `ls`: a table; `-l` adds comment, port, ssh command and creation time. */
+export const lsView = view<{ vms: VmListing[] }>(
+  (data, flags) => {
+    const long = flags.has('long');
+    const headers = ['name', 'status', 'tags', 'url'];
+    if (long) headers.push('comment', 'port', 'ssh', 'created');
+    const rows = data.vms.map((vm) => {
+      const row = [`${vm.emoji} ${vm.vm_name}`, vm.status, listCell(vm.tags), vm.https_url];
+      if (long) {
+        row.push(
+          optionalCell(vm.comment),
+          String(vm.default_port),
+          optionalCell(vm.ssh_dest),
+          vm.created_at,
+        );
+      }
+      return row;
+    });
+    return textTable(headers, rows, 'no vms');
+  },
+  [{ name: 'long', short: 'l' }],
+);
+
+/** `new` and `cp`: the new VM as `key: value` lines. */
+export const newVmView = view<VmSummary>((data) =>
+  textRecord([
+    ['vm', `${data.emoji} ${data.vm_name}`],
+    ['status', data.status],
+    ['tags', listCell(data.tags)],
+    ['port', String(data.default_port)],
+    ['url', data.https_url],
+    ['ssh', optionalCell(data.ssh_dest)],
+  ]),
+);
+
+export const rmView = view<{ deleted: string[]; failed: { vm_name: string; error: string }[] }>(
+  (data) => {
+    const failures = data.failed.map((f) => [f.vm_name, f.error]);
+    return (
+      `deleted: ${listCell(data.deleted)}\n` +
+      (failures.length === 0 ? '' : textTable(['vm', 'error'], failures, ''))
+    );
+  },
+);
+
+export const restartView = view<{ vm_name: string }>((data) => `restarted ${data.vm_name}\n`);
+
+export const renameView = view<{ vm_name: string; old_name: string }>(
+  (data) => `renamed ${data.old_name} to ${data.vm_name}\n`,
+);
+
+export const tagView = view<{ vm_name: string; tags: string[] }>(
+  (data) => `${data.vm_name}: ${listCell(data.tags)}\n`,
+);
+
+export const commentView = view<{ vm_name: string; comment: string }>((data) =>
+  data.comment === '' ? `${data.vm_name}: comment cleared\n` : `${data.vm_name}: ${data.comment}\n`,
+);
+
+interface VmStateData {
+  vm_name: string;
+  status: string;
+  created_at: string;
+  booted_at: string | null;
+  limits: {
+    cpus: number | null;
+    memory_bytes: number | null;
+    pids: number | null;
+    disk_bytes: number | null;
+  };
+  usage: {
+    memory_bytes: number | null;
+    pids: number | null;
+    disk_bytes: number | null;
+    cpu_seconds: number | null;
+  };
+  setup: { status: string; last_line: string | null };
+}
+
+/** `stat` and `resize`: one `name: value` line each, sizes in MiB. */
+export const vmStateView = view<VmStateData>((data) => {
+  const mib = (n: number | null) => (n === null ? '-' : `${Math.round(n / 2 ** 20)} MiB`);
+  const show = (n: number | null) => (n === null ? '-' : String(n));
+  return [
+    `vm:      ${data.vm_name} (${data.status})`,
+    `created: ${data.created_at}`,
+    `booted:  ${data.booted_at ?? '-'}`,
+    `setup:   ${data.setup.status}${data.setup.last_line === null ? '' : ` (${data.setup.last_line})`}`,
+    `cpus:    ${show(data.limits.cpus)} (used ${show(data.usage.cpu_seconds)} s)`,
+    `memory:  ${mib(data.usage.memory_bytes)} of ${mib(data.limits.memory_bytes)}`,
+    `pids:    ${show(data.usage.pids)} of ${show(data.limits.pids)}`,
+    `disk:    ${mib(data.usage.disk_bytes)} of ${mib(data.limits.disk_bytes)}`,
+    '',
+  ].join('\n');
+});
+
+/** `pause` and `resume`. */
+export const pauseView = view<{ vm_name: string; status: string }>(
+  (data) => `${data.vm_name} is ${data.status}\n`,
+);
