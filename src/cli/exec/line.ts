@@ -1,7 +1,7 @@
 // What `exectl run` sends, and what the client must know about it before sending: the command
 // path (to mint a token for exactly that command) and whether it may be repeated after a
 // connection failure. The service's catalogue (src/command-catalog.ts) answers both.
-import { catalogPathOf } from '../../command-catalog.js';
+import { catalogPathOf, COMMAND_CATALOG } from '../../command-catalog.js';
 import { ExectlError } from '../../errors.js';
 import { quoteForShell } from '../../shell-words.js';
 import { DEFAULT_CMDS } from '../../token/permissions.js';
@@ -55,11 +55,14 @@ export function prepareLine(line: string, words: readonly string[]): PreparedLin
     });
   }
   const entry = catalogPathOf(words);
+  // `<group> --help` (`ssh-key --help`) needs `help`, as `help <group>` does, and changes nothing.
+  const groupHelp = entry === undefined && isGroupHelp(words);
   return {
     line,
-    scope: scopeOf(entry?.path, words),
+    scope: groupHelp ? 'help' : scopeOf(entry?.path, words),
     path: entry?.path,
-    repeatable: entry !== undefined && (!entry.mutates || helpRequested(entry.path, words)),
+    repeatable:
+      groupHelp || (entry !== undefined && (!entry.mutates || helpRequested(entry.path, words))),
     ...(entry?.path === GRANTING_PATH ? { grants: grantsAskedFor(words) } : {}),
   };
 }
@@ -101,6 +104,17 @@ function scopeOf(path: string | undefined, words: readonly string[]): string | u
     return vm !== undefined && !vm.startsWith('-') ? `ssh ${vm}` : 'ssh';
   }
   return path ?? words[0];
+}
+
+/** `words` name a group of commands (a path prefix that is no command itself), then `--help`. */
+function isGroupHelp(words: readonly string[]): boolean {
+  for (let n = words.length - 1; n > 0; n--) {
+    const group = words.slice(0, n).join(' ');
+    if (COMMAND_CATALOG.some((entry) => entry.path.startsWith(`${group} `))) {
+      return helpRequested(group, words);
+    }
+  }
+  return false;
 }
 
 /**

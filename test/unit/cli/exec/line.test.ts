@@ -75,6 +75,19 @@ test('prepareRunLine: one argument is the line; several are quoted words', () =>
       { line: 'ssh web ls --help', scope: 'ssh web', path: 'ssh', repeatable: false },
     ],
     [['ssh --help'], { line: 'ssh --help', scope: 'ssh', path: 'ssh', repeatable: true }],
+    // A group's help needs `help`, as `help ssh-key` does (the dispatcher's rule).
+    [
+      ['ssh-key --help'],
+      { line: 'ssh-key --help', scope: 'help', path: undefined, repeatable: true },
+    ],
+    [
+      ['integrations', '--help'],
+      { line: 'integrations --help', scope: 'help', path: undefined, repeatable: true },
+    ],
+    [
+      ['ssh-key', '--', '--help'],
+      { line: 'ssh-key -- --help', scope: 'ssh-key', path: undefined, repeatable: false },
+    ],
     [
       ['frobnicate now'],
       { line: 'frobnicate now', scope: 'frobnicate', path: undefined, repeatable: false },
