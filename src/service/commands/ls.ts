@@ -1,6 +1,7 @@
 import { json, type ServiceCommand } from './shared/command.js';
 import { listCell, optionalCell, textTable } from '../../text-table.js';
 import { vmListing, type VmListing } from './vm-view.js';
+import { isInTagScope } from '../rules/tag-scope.js';
 
 interface LsData {
   vms: VmListing[];
@@ -13,7 +14,10 @@ interface LsData {
  */
 const longListings = new WeakSet<LsData>();
 
-/** `ls [-l] [pattern]` — the caller's VMs and the VMs shared with it, by name. */
+/**
+ * `ls [-l] [pattern]` — the caller's VMs and the VMs shared with it, by name; with a
+ * tag-scoped key, only those carrying its tag.
+ */
 export const lsCommand: ServiceCommand = {
   path: 'ls',
   description:
@@ -32,7 +36,9 @@ export const lsCommand: ServiceCommand = {
   mutates: false,
   async run(ctx, input) {
     const { deps, principal } = ctx;
-    const vms = deps.store.listVmsVisibleTo(principal.accountId, input.args[0]);
+    const vms = deps.store
+      .listVmsVisibleTo(principal.accountId, input.args[0])
+      .filter((vm) => isInTagScope(principal, vm));
     const data: LsData = { vms: vms.map((vm) => vmListing(deps, vm)) };
     if (input.flags.boolean('long')) longListings.add(data);
     return json(data);

@@ -15,7 +15,7 @@ export function sshPrincipal(
   store.catchUpWithOtherProcesses();
   const key = store.findKeyByFingerprint(fingerprint);
   const account = key === undefined ? undefined : store.getAccount(key.accountId);
-  if (account === undefined) {
+  if (key === undefined || account === undefined) {
     throw new ExectlError('unauthorized', 'this SSH key is no longer registered', {
       hint: 'reconnect with a registered key',
     });
@@ -26,6 +26,7 @@ export function sshPrincipal(
     userId: account.userId,
     keyFingerprint: fingerprint,
     cmds: null,
+    tag: key.tag,
     via: 'ssh',
   };
 }
