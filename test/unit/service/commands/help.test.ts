@@ -135,8 +135,7 @@ test('<path> --help answers the same JSON as help <path>, in the SPEC §2 shape'
 test('exact help of ssh-key generate-api-key', async () => {
   assert.deepEqual(await fx.run(ada, 'ssh-key generate-api-key --help'), {
     name: 'ssh-key generate-api-key',
-    usage:
-      'ssh-key generate-api-key [--label L] [--vm V] [--tag T] [--cmds a,b] [--exp 30d|never]',
+    usage: 'ssh-key generate-api-key [--label L] [--vm V] [--tag T] [--cmds a,b] [--exp 30d|never]',
     description:
       'Make an API token (svc1) signed by a fresh key registered under a label; remove the key to revoke it',
     flags: [
