@@ -28,8 +28,8 @@ interface ApiKeyData {
 }
 
 /**
- * `ssh-key generate-api-key [--label L] [--vm V] [--cmds a,b] [--exp 30d|never]` — a token for
- * programs. A fresh ed25519 key is made in memory, registered on the caller's account under the
+ * `ssh-key generate-api-key [--label L] [--vm V] [--tag T] [--cmds a,b] [--exp 30d|never]` —
+ * a token for programs. A fresh ed25519 key is made in memory, registered on the caller's account under the
  * label, signs `{"exp":...,"cmds":[...]}` (compact; no `exp` with `--exp never`), and is
  * dropped: it can never sign again, and `ssh-key remove <label>` revokes
  * the token. The answer is the svc1 handle of that svc0. Default lifetime 30 days; with `--vm`
