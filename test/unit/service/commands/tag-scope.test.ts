@@ -182,6 +182,30 @@ test('keys made with a scoped key keep its scope; another tag is refused', async
   assert.equal(fx.store.findKeyByFingerprint(added.fingerprint)?.tag, 'ci');
 });
 
+test('integrations: a scoped key attaches only to its tag or to VMs in its scope', async () => {
+  for (const spec of ['auto:all', 'tag:prod']) {
+    assert.deepEqual(
+      await fx.fail(ci, `integrations attach refl ${spec}`),
+      SCOPE_REFUSAL(`attach integrations to ${spec}`),
+    );
+    assert.deepEqual(
+      await fx.fail(ci, `integrations add reflection --name r2 --attach ${spec}`),
+      SCOPE_REFUSAL(`attach integrations to ${spec}`),
+    );
+  }
+  const attached = (await fx.run(ci, 'integrations attach refl tag:ci')) as {
+    attachments: string[];
+  };
+  assert.deepEqual(attached.attachments, ['tag:ci']);
+  const again = (await fx.run(ci, 'integrations attach refl vm:build')) as {
+    attachments: string[];
+  };
+  assert.deepEqual(again.attachments, ['tag:ci', 'vm:build']);
+  // The unscoped key attaches anything.
+  const all = (await fx.run(ada, 'integrations attach refl auto:all')) as { attachments: string[] };
+  assert.deepEqual(all.attachments, ['auto:all', 'tag:ci', 'vm:build']);
+});
+
 test('a scoped key limited by cmds still cannot grant more than its cmds', async () => {
   const limited = callerWith(
     ada,
