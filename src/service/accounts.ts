@@ -4,7 +4,7 @@
 // Reading files, env and git is the CLI's job; this is the pure part, on the store.
 import { commandFailed, ExectlError } from '../errors.js';
 import type { PublicKey } from '../token/keys.js';
-import { isValidKeyName } from './rules/validate.js';
+import { isValidKeyName, quote } from './rules/validate.js';
 import { parseRegistrableKey } from './rules/registrable-key.js';
 import type { Account, NewSshKey, SshKeyRecord, Store } from './store/index.js';
 
@@ -13,6 +13,11 @@ export interface WantedKey {
   key: PublicKey;
   /** Absent: a key registered now gets the `ssh-key add` default name; a held key keeps its. */
   name?: string | undefined;
+  /**
+   * The tag the key is scoped to (`generate-api-key --tag`). Absent: a key registered now is
+   * not scoped; a held key keeps its tag. A key's tag never changes.
+   */
+  tag?: string | undefined;
 }
 
 /** What {@link ensureAccount} found and changed. */
@@ -30,8 +35,9 @@ export interface EnsuredAccount {
  * together with its keys in one transaction; keys missing from an existing account are added
  * and keys held under another name than the one asked for are renamed.
  *
- * @throws 422 `ssh key SHA256:... is registered to another account`, or the store's refusal
- *   (e.g. `ssh key "laptop" already exists` when another key holds the name).
+ * @throws 422 `ssh key SHA256:... is registered to another account`, `ssh key SHA256:... has
+ *   tag "ci", not "x": a key's tag never changes`, or the store's refusal (e.g.
+ *   `ssh key "laptop" already exists` when another key holds the name).
  */
 export function ensureAccount(
   store: Store,
@@ -44,7 +50,7 @@ export function ensureAccount(
   const taken = new Set([...held.map((k) => k.name), ...keys.flatMap((k) => k.name ?? [])]);
   const toAdd: Omit<NewSshKey, 'accountId'>[] = [];
   const toRename: { fingerprint: string; name: string }[] = [];
-  for (const { key, name } of keys) {
+  for (const { key, name, tag } of keys) {
     const registered = store.findKeyByFingerprint(key.fingerprint);
     if (registered !== undefined && registered.accountId !== existing?.id) {
       throw commandFailed(`ssh key ${key.fingerprint} is registered to another account`);
@@ -54,7 +60,18 @@ export function ensureAccount(
       const chosen = name ?? defaultKeyName(taken, key.comment);
       taken.add(chosen);
       const { fingerprint, type: keyType } = key;
-      toAdd.push({ fingerprint, name: chosen, publicKey: key.toOpenSsh(), keyType });
+      toAdd.push({
+        fingerprint,
+        name: chosen,
+        publicKey: key.toOpenSsh(),
+        keyType,
+        tag: tag ?? null,
+      });
+    } else if (tag !== undefined && tag !== registered.tag) {
+      const has = registered.tag === null ? 'has no tag' : `has tag ${quote(registered.tag)}`;
+      throw commandFailed(
+        `ssh key ${key.fingerprint} ${has}, not ${quote(tag)}: a key's tag never changes`,
+      );
     } else if (name !== undefined && name !== registered.name) {
       toRename.push({ fingerprint: key.fingerprint, name });
     }

@@ -24,6 +24,8 @@ interface KeyEntry {
   added_at: string;
   last_used_at: string | null;
   current: boolean;
+  /** Absent from a server older than tag-scoped keys. */
+  tag?: string | null;
 }
 
 export const sshKeyListView = view<{ ssh_keys: KeyEntry[] }>((data) => {
@@ -33,8 +35,9 @@ export const sshKeyListView = view<{ ssh_keys: KeyEntry[] }>((data) => {
     k.fingerprint,
     k.added_at,
     optionalCell(k.last_used_at),
+    optionalCell(k.tag ?? null),
   ]);
-  return textTable(['', 'name', 'fingerprint', 'added', 'last used'], rows, 'no ssh keys');
+  return textTable(['', 'name', 'fingerprint', 'added', 'last used', 'tag'], rows, 'no ssh keys');
 });
 
 export const sshKeyAddView = view<{ name: string; fingerprint: string }>(

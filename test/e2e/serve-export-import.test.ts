@@ -111,7 +111,19 @@ test('export then import into an empty folder gives the same state; secrets only
     'integrations add',
   );
   await execJson(server.url, bob, 'new --name bobs', 'new');
+  // A tag-scoped API key: its tag must come back with it (SPEC §3, `ssh-key list`'s `tag`).
+  await asAda('ssh-key generate-api-key --label ai-bot --tag ai', 'ssh-key generate-api-key');
   const before = await observe(server);
+  const adaKeys = (before as { ada: { keys: { ssh_keys: { name: string; tag: unknown }[] } } }).ada
+    .keys.ssh_keys;
+  assert.deepEqual(
+    adaKeys.map((k) => [k.name, k.tag]),
+    [
+      ['ada@laptop', null],
+      ['ci', null],
+      ['ai-bot', 'ai'],
+    ],
+  );
 
   const whileRunning = await serve(['export', '--data', source]);
   assert.equal(whileRunning.code, 2);
@@ -130,8 +142,11 @@ test('export then import into an empty folder gives the same state; secrets only
   assert.equal(exported.stderr, `exported 2 account(s) of ${source} to ${full} (with secrets)\n`);
   assert.equal(statSync(full).mode & 0o777, 0o600);
   const document = JSON.parse(readFileSync(full, 'utf8')) as {
-    accounts: { vms: { name: string; limits?: unknown }[] }[];
+    accounts: { keys: { name: string }[]; vms: { name: string; limits?: unknown }[] }[];
   };
+  const botKey = document.accounts[0]!.keys.find((k) => k.name === 'ai-bot');
+  assert.deepEqual(Object.keys(botKey ?? {}), ['key', 'name', 'tag']);
+  assert.equal((botKey as { tag?: string }).tag, 'ai');
   const vmOfAda = (name: string) => document.accounts[0]!.vms.find((vm) => vm.name === name);
   assert.deepEqual(vmOfAda('web'), {
     name: 'web',

@@ -1,11 +1,15 @@
 import { json, type ServiceCommand } from './shared/command.js';
 import { vmListing, type VmListing } from './vm-view.js';
+import { isInTagScope } from '../rules/tag-scope.js';
 
 interface LsData {
   vms: VmListing[];
 }
 
-/** `ls [-l] [pattern]` — the caller's VMs and the VMs shared with it, by name. */
+/**
+ * `ls [-l] [pattern]` — the caller's VMs and the VMs shared with it, by name; with a
+ * tag-scoped key, only those carrying its tag.
+ */
 export const lsCommand: ServiceCommand = {
   path: 'ls',
   description:
@@ -24,7 +28,9 @@ export const lsCommand: ServiceCommand = {
   mutates: false,
   async run(ctx, input) {
     const { deps, principal } = ctx;
-    const vms = deps.store.listVmsVisibleTo(principal.accountId, input.args[0]);
+    const vms = deps.store
+      .listVmsVisibleTo(principal.accountId, input.args[0])
+      .filter((vm) => isInTagScope(principal, vm));
     const data: LsData = { vms: vms.map((vm) => vmListing(deps, vm)) };
     return json(data);
   },

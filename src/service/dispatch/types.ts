@@ -71,6 +71,11 @@ export interface Principal {
   keyFingerprint: string;
   /** Effective command paths of the token (defaults applied); null: not limited (SSH). */
   cmds: readonly string[] | null;
+  /**
+   * The tag the signing key is scoped to (`generate-api-key --tag`): the caller sees and
+   * touches only VMs carrying it, and every VM it makes gets it. Null: not scoped.
+   */
+  tag: string | null;
   via: 'token' | 'ssh';
 }
 

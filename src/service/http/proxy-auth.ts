@@ -1,8 +1,10 @@
 // Who may reach a VM's server through the proxy (SPEC §6): the owner and the users the VM is
-// shared with, each with a VM token of their own key; anyone at all for a public VM.
+// shared with, each with a VM token of their own key; anyone at all for a public VM. A
+// tag-scoped key enters only VMs carrying its tag (SPEC §3), as for the commands.
 import { ExectlError } from '../../errors.js';
 import { TokenError } from '../../token/errors.js';
 import { sameEmail } from '../rules/validate.js';
+import { isInTagScope } from '../rules/tag-scope.js';
 import type { Principal } from '../dispatch/types.js';
 import type { Store, VmRecord } from '../store/index.js';
 import { takeOrRefuse, type RateLimiter } from '../rules/rate-limit.js';
@@ -92,12 +94,16 @@ function verifiedVisitor(
   return visitor;
 }
 
-/** The owner, or a user the VM is shared with (by email, compared as `share add` does). */
+/**
+ * The owner, or a user the VM is shared with (by email, compared as `share add` does); either
+ * only when the VM is in the tag scope of the visitor's key.
+ */
 function mayEnter(store: Store, vm: VmRecord | undefined, principal: Principal): vm is VmRecord {
+  const inScope = vm !== undefined && isInTagScope(principal, vm);
   // The owner learns nothing from timing: they know their VM exists.
-  if (vm !== undefined && vm.accountId === principal.accountId) return true;
-  // For anyone else a missing VM costs the same share lookup as a real one: timing must not
-  // tell them apart.
+  if (inScope && vm.accountId === principal.accountId) return true;
+  // For anyone else (and for the owner's key scoped to another tag) a missing VM costs the same
+  // share lookup as a real one: timing must not tell them apart.
   const shares = store.listShares(vm?.id ?? -1);
-  return vm !== undefined && shares.some((share) => sameEmail(share.email, principal.email));
+  return inScope && shares.some((share) => sameEmail(share.email, principal.email));
 }

@@ -196,6 +196,7 @@ export class TokenAuthenticator {
         userId: account.userId,
         keyFingerprint: key.fingerprint,
         cmds: effectiveCmds(verified.permissions),
+        tag: key.tag,
         via: 'token',
       },
     };

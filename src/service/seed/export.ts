@@ -21,7 +21,11 @@ function exportAccount(
   account: Account,
   options: ExportOptions,
 ): Record<string, unknown> {
-  const keys = store.listKeys(account.id).map((k) => ({ key: k.publicKey, name: k.name }));
+  const keys = store.listKeys(account.id).map((k) => ({
+    key: k.publicKey,
+    name: k.name,
+    ...(k.tag === null ? {} : { tag: k.tag }),
+  }));
   const integrations = store.listIntegrations(account.id).map((i) => exportIntegration(i, options));
   const vms = store.listVmsOwnedBy(account.id).map((vm) => exportVm(store, vm));
   const team = store.getTeamOfAccount(account.id);

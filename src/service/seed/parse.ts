@@ -53,6 +53,8 @@ export interface SeedKey {
   key: PublicKey;
   /** Given: the key is (re)named so. Absent: a new key gets the `ssh-key add` default name. */
   name: string | undefined;
+  /** The tag a key is scoped to (`generate-api-key --tag`); absent: not scoped, or kept. */
+  tag: string | undefined;
 }
 
 /** A VM; each absent field keeps the current value (or the `new` default on creation). */
@@ -86,7 +88,7 @@ export interface SeedIntegration {
 }
 
 const ACCOUNT_FIELDS = ['email', 'keys', 'vms', 'integrations', 'team_members'];
-const KEY_FIELDS = ['key', 'name'];
+const KEY_FIELDS = ['key', 'name', 'tag'];
 const VM_FIELDS = [
   'name',
   'tags',
@@ -156,12 +158,18 @@ function parseAccount(at: JsonAt): SeedAccount {
   };
 }
 
-/** `"ssh-ed25519 AAAA... c"`, or `{"key": "...", "name": "laptop"}` to manage the name too. */
+/**
+ * `"ssh-ed25519 AAAA... c"`, or `{"key": "...", "name": "laptop", "tag": "ci"}` to manage the
+ * name too, or to make a tag-scoped key.
+ */
 function parseKey(at: JsonAt): SeedKey {
-  if (typeof at.value === 'string') return { path: at.path, key: publicKey(at), name: undefined };
+  if (typeof at.value === 'string') {
+    return { path: at.path, key: publicKey(at), name: undefined, tag: undefined };
+  }
   const fields = at.object(KEY_FIELDS);
   const name = fields.optional('name')?.check(checkKeyName);
-  return { path: at.path, key: publicKey(fields.required('key')), name };
+  const tag = fields.optional('tag')?.check(checkTag);
+  return { path: at.path, key: publicKey(fields.required('key')), name, tag };
 }
 
 function publicKey(at: JsonAt): PublicKey {

@@ -14,7 +14,7 @@ export function sshPrincipal(
 ): Principal {
   const key = store.findKeyByFingerprint(fingerprint);
   const account = key === undefined ? undefined : store.getAccount(key.accountId);
-  if (account === undefined) {
+  if (key === undefined || account === undefined) {
     throw new ExectlError('unauthorized', 'this SSH key is no longer registered', {
       hint: 'reconnect with a registered key',
     });
@@ -25,6 +25,7 @@ export function sshPrincipal(
     userId: account.userId,
     keyFingerprint: fingerprint,
     cmds: null,
+    tag: key.tag,
     via: 'ssh',
   };
 }

@@ -16,10 +16,20 @@ export interface SshKeyRecord {
   addedAt: string;
   /** May lag the real last use by the key-use flush interval (see `recordKeyUse`). */
   lastUsedAt: string | null;
+  /**
+   * The tag this key is scoped to (`generate-api-key --tag`), or null for an unscoped key. Set
+   * once when the key is registered: no store method changes it.
+   */
+  tag: string | null;
 }
 
-/** What `addKey` needs; the fingerprint is computed by the caller (token/keys.ts). */
-export type NewSshKey = Omit<SshKeyRecord, 'addedAt' | 'lastUsedAt'>;
+/**
+ * What `addKey` needs; the fingerprint is computed by the caller (token/keys.ts). `tag` left
+ * out is null: only `generate-api-key --tag` and an import make scoped keys.
+ */
+export type NewSshKey = Omit<SshKeyRecord, 'addedAt' | 'lastUsedAt' | 'tag'> & {
+  tag?: string | null;
+};
 
 export interface KeyStore {
   /** Registers a key. Conflicts: `ssh key SHA256:… is already registered`, `ssh key "n" already exists`. */
@@ -52,18 +62,20 @@ interface KeyRow {
   key_type: string;
   added_at: string;
   last_used_at: string | null;
+  tag: string | null;
 }
 
-const KEY_COLUMNS = 'fingerprint, account_id, name, public_key, key_type, added_at, last_used_at';
+const KEY_COLUMNS =
+  'fingerprint, account_id, name, public_key, key_type, added_at, last_used_at, tag';
 
 /** The hot-path lookup, exported so a test can check its query plan. */
 export const FIND_KEY_BY_FINGERPRINT_SQL = `SELECT ${KEY_COLUMNS} FROM ssh_keys WHERE fingerprint = ?`;
 
 export function keyStore(ctx: StoreContext, usage: KeyUseBuffer): KeyStore {
   const { db } = ctx;
-  const insert = db.prepare<[string, number, string, string, string, string]>(
-    `INSERT INTO ssh_keys (fingerprint, account_id, name, public_key, key_type, added_at)
-     VALUES (?, ?, ?, ?, ?, ?)`,
+  const insert = db.prepare<[string, number, string, string, string, string, string | null]>(
+    `INSERT INTO ssh_keys (fingerprint, account_id, name, public_key, key_type, added_at, tag)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
   );
   const byFingerprint = db.prepare<[string], KeyRow>(FIND_KEY_BY_FINGERPRINT_SQL);
   const byAccount = db.prepare<[number], KeyRow>(
@@ -86,6 +98,7 @@ export function keyStore(ctx: StoreContext, usage: KeyUseBuffer): KeyStore {
       keyType: row.key_type,
       addedAt: row.added_at,
       lastUsedAt,
+      tag: row.tag,
     };
   };
 
@@ -101,15 +114,24 @@ export function keyStore(ctx: StoreContext, usage: KeyUseBuffer): KeyStore {
     // A single INSERT, but still through writeTransaction: that is what empties the read cache.
     addKey: writeTransaction(ctx, (key: NewSshKey): SshKeyRecord => {
       const addedAt = ctx.timestamp();
+      const tag = key.tag ?? null;
       withUniqueMessages(
         () =>
-          insert.run(key.fingerprint, key.accountId, key.name, key.publicKey, key.keyType, addedAt),
+          insert.run(
+            key.fingerprint,
+            key.accountId,
+            key.name,
+            key.publicKey,
+            key.keyType,
+            addedAt,
+            tag,
+          ),
         {
           'ssh_keys.fingerprint': `ssh key ${key.fingerprint} is already registered`,
           'ssh_keys.account_id, ssh_keys.name': `ssh key "${key.name}" already exists`,
         },
       );
-      return { ...key, addedAt, lastUsedAt: null };
+      return { ...key, addedAt, lastUsedAt: null, tag };
     }),
 
     // The cache holds raw rows; toRecord runs on every call, so each caller gets fresh objects

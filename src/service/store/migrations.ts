@@ -141,4 +141,12 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE vms ADD COLUMN setup_last_line TEXT;
     `,
   },
+  {
+    version: 4,
+    description: 'tag-scoped api keys (SPEC §3 generate-api-key --tag)',
+    sql: `
+      -- NULL: the key is not scoped. A key's tag is set when it is registered and never changes.
+      ALTER TABLE ssh_keys ADD COLUMN tag TEXT CHECK (tag IS NULL OR tag GLOB '[a-z]*');
+    `,
+  },
 ];

@@ -3,6 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildRegistry } from '../../../src/service/commands/index.js';
+import { parsePublicKey } from '../../../src/token/keys.js';
 import { run } from '../../helpers/keys.js';
 import { startSshHarness, type SshHarness } from './harness.js';
 
@@ -121,3 +122,42 @@ test('exec: ssh-key generate-api-key --json returns a svc1 token bound to a new 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
+
+test('exec: a tag-scoped key (added by a scoped key, or imported) is scoped over SSH too', async () => {
+  const key = await h.newKey('scoped');
+  const parsed = parsePublicKey(key.publicKeyLine);
+  h.store.addKey({
+    accountId: h.owner.account.id,
+    fingerprint: parsed.fingerprint,
+    name: 'scoped',
+    publicKey: key.publicKeyLine,
+    keyType: parsed.type,
+    tag: 'ci',
+  });
+  const vm = (name: string, tags: string[]) =>
+    h.store.createVm({ accountId: h.owner.account.id, name, emoji: '🧪', status: 'running', tags });
+  vm('ssh-ci', ['ci']);
+  vm('ssh-other', ['prod']);
+  const ls = await h.ssh('ls --json', { key });
+  assert.equal(ls.code, 0, ls.stderr);
+  assert.deepEqual(
+    (JSON.parse(ls.stdout) as { vms: { vm_name: string }[] }).vms.map((v) => v.vm_name),
+    ['ssh-ci'],
+  );
+  const comment = await h.ssh('comment ssh-other hi', { key });
+  assert.deepEqual(
+    [comment.code, comment.stdout, comment.stderr],
+    [1, '', 'error: vm "ssh-other" not found\n'],
+  );
+  const tag = await h.ssh('tag ssh-ci x', { key });
+  assert.deepEqual(
+    [tag.code, tag.stderr],
+    [
+      4,
+      'error: this key is limited to vms tagged "ci" and cannot change tags: use a key without --tag\n',
+    ],
+  );
+  // The owner's unscoped key sees both.
+  const all = await h.ssh('ls --json');
+  assert.equal((JSON.parse(all.stdout) as { vms: unknown[] }).vms.length, 2);
+});

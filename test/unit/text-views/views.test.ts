@@ -68,10 +68,20 @@ const VIEWS: readonly [string, unknown, string[], string][] = [
     {
       ssh_keys: [
         { name: 'a', fingerprint: 'SHA256:x', added_at: 't', last_used_at: null, current: true },
+        {
+          name: 'ci',
+          fingerprint: 'SHA256:y',
+          added_at: 't',
+          last_used_at: 'u',
+          current: false,
+          tag: 'ci',
+        },
       ],
     },
     [],
-    '   NAME  FINGERPRINT  ADDED  LAST USED\n*  a     SHA256:x     t      -\n',
+    '   NAME  FINGERPRINT  ADDED  LAST USED  TAG\n' +
+      '*  a     SHA256:x     t      -          -\n' +
+      '   ci    SHA256:y     t      u          ci\n',
   ],
   ['team members', { members: [] }, [], 'no members\n'],
   ['share show', { shares: [] }, [], 'no vms\n'],

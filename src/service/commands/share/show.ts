@@ -1,6 +1,7 @@
 import { json, type ServiceCommand } from '../shared/command.js';
 import { shareEntry, type ShareEntry } from './view.js';
 import { findOwnVm } from '../shared/vm-access.js';
+import { isInTagScope } from '../../rules/tag-scope.js';
 
 interface ShareShowData {
   shares: ShareEntry[];
@@ -23,7 +24,7 @@ export const shareShowCommand: ServiceCommand = {
     const name = input.args[0];
     const vms =
       name === undefined
-        ? deps.store.listVmsOwnedBy(principal.accountId)
+        ? deps.store.listVmsOwnedBy(principal.accountId).filter((vm) => isInTagScope(principal, vm))
         : [findOwnVm(ctx, name, 'see its sharing')];
     const data: ShareShowData = { shares: vms.map((vm) => shareEntry(deps, vm)) };
     return json(data);

@@ -2,6 +2,7 @@
 import { commandFailed } from '../../../errors.js';
 import { StoreConflictError, type NewVm, type VmRecord } from '../../store/index.js';
 import type { ServiceContext } from './command.js';
+import { withScopeTag } from './vm-access.js';
 import { emojiFor } from '../../rules/emoji.js';
 import { randomVmName } from '../../rules/random-name.js';
 
@@ -13,7 +14,8 @@ export type NewVmFields = Omit<NewVm, 'name' | 'emoji'>;
 
 /**
  * Stores the record of a new VM named `name` (checked already), or without one a random free
- * `adjective-noun` (the store's uniqueness check settles races).
+ * `adjective-noun` (the store's uniqueness check settles races). A tag-scoped caller's VM also
+ * gets the key's tag.
  * @throws 422 `vm "n" already exists`, or when no random name was free.
  */
 export function storeNewVm(
@@ -21,7 +23,9 @@ export function storeNewVm(
   name: string | undefined,
   fields: NewVmFields,
 ): VmRecord {
-  const create = (n: string) => ctx.deps.store.createVm({ ...fields, name: n, emoji: emojiFor(n) });
+  const tags = withScopeTag(ctx.principal, fields.tags ?? []);
+  const create = (n: string) =>
+    ctx.deps.store.createVm({ ...fields, tags, name: n, emoji: emojiFor(n) });
   if (name !== undefined) return create(name);
   for (let attempt = 0; attempt < RANDOM_NAME_TRIES; attempt += 1) {
     const random = randomVmName();

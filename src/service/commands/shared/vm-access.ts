@@ -1,7 +1,12 @@
 // Who may see and who may change a VM (SPEC §3: a caller sees and touches only its own VMs and
-// VMs shared with it). Every command naming a VM goes through here.
-import { commandFailed, type ExectlError } from '../../../errors.js';
+// VMs shared with it). Every command naming a VM goes through here. A tag-scoped key
+// (`generate-api-key --tag T`) narrows that further to the VMs tagged T: the scope applies on
+// top of the visibility above, so it never widens it (a VM of another account tagged T is seen
+// only when it is shared with the caller, as without a scope).
+import { commandFailed, ExectlError } from '../../../errors.js';
+import type { Principal } from '../../dispatch/types.js';
 import type { VmRecord } from '../../store/index.js';
+import { isInTagScope } from '../../rules/tag-scope.js';
 import type { ServiceContext } from './command.js';
 import { quote, sameEmail } from '../../rules/validate.js';
 
@@ -13,9 +18,13 @@ export function vmNotFound(name: string): ExectlError {
   return commandFailed(`vm ${quote(name)} not found`);
 }
 
-/** True when the caller owns the VM or it is shared with the caller's email. */
+/**
+ * True when the caller owns the VM or it is shared with the caller's email, and the VM is in
+ * the tag scope of the caller's key.
+ */
 export function isVisibleTo(ctx: ServiceContext, vm: VmRecord): boolean {
   const { accountId, email } = ctx.principal;
+  if (!isInTagScope(ctx.principal, vm)) return false;
   if (vm.accountId === accountId) return true;
   return ctx.deps.store.listShares(vm.id).some((share) => sameEmail(share.email, email));
 }
@@ -42,4 +51,29 @@ export function findOwnVm(ctx: ServiceContext, name: string, what: string): VmRe
     throw commandFailed(`only the owner of vm ${quote(name)} can ${what}`);
   }
   return vm;
+}
+
+/**
+ * The tags a VM made by the caller (`new`, `cp`) gets: `tags`, plus the tag of a tag-scoped
+ * key, so the new VM is in the scope of the key that made it.
+ */
+export function withScopeTag(principal: Principal, tags: readonly string[]): string[] {
+  return principal.tag === null || tags.includes(principal.tag)
+    ? [...tags]
+    : [...tags, principal.tag];
+}
+
+/**
+ * Refuses a tag-scoped key what would move VMs in or out of its scope (`tag`), or give the
+ * account a key not bound by it; `what` says what was refused, e.g. `change tags`.
+ *
+ * @throws 403 `this key is limited to vms tagged "ci" and cannot change tags: use a key
+ *   without --tag`.
+ */
+export function refuseIfTagScoped(principal: Principal, what: string): void {
+  if (principal.tag === null) return;
+  throw new ExectlError(
+    'forbidden',
+    `this key is limited to vms tagged ${quote(principal.tag)} and cannot ${what}: use a key without --tag`,
+  );
 }

@@ -13,7 +13,8 @@ interface SshKeyAddData {
  * `ssh-key add [--name N] <public-key>` — registers a public key on the caller's account; it
  * can then sign tokens and open SSH sessions. The key is one `.pub` line, quoted or pasted as
  * is (the words are joined by single spaces). Default name: the key's comment when it is a
- * valid, unused name, else the first free `key-N`. A key belongs to one account only.
+ * valid, unused name, else the first free `key-N`. A key belongs to one account only. A key
+ * added by a tag-scoped key gets its tag, so the scope cannot be escaped by adding a key.
  */
 export const sshKeyAddCommand: ServiceCommand = {
   path: 'ssh-key add',
@@ -43,6 +44,7 @@ export const sshKeyAddCommand: ServiceCommand = {
       name,
       publicKey: key.toOpenSsh(),
       keyType: key.type,
+      tag: ctx.principal.tag,
     });
     const data: SshKeyAddData = {
       name: added.name,

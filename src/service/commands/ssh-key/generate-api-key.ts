@@ -11,8 +11,10 @@ import {
   parseExpiry,
   tokenNamespace,
 } from '../shared/token-options.js';
-import { checkKeyName } from '../../rules/validate.js';
-import { findVisibleVm } from '../shared/vm-access.js';
+import { checkKeyName, checkTag, quote } from '../../rules/validate.js';
+import { findVisibleVm, refuseIfTagScoped } from '../shared/vm-access.js';
+import { commandFailed } from '../../../errors.js';
+import type { Principal } from '../../dispatch/types.js';
 
 const DEFAULT_EXP = '30d';
 
@@ -25,20 +27,22 @@ interface ApiKeyData {
 }
 
 /**
- * `ssh-key generate-api-key [--label L] [--vm V] [--cmds a,b] [--exp 30d|never]` — a token for
- * programs. A fresh ed25519 key is made in memory, registered on the caller's account under the
+ * `ssh-key generate-api-key [--label L] [--vm V] [--tag T] [--cmds a,b] [--exp 30d|never]` —
+ * a token for programs. A fresh ed25519 key is made in memory, registered on the caller's account under the
  * label, signs `{"exp":...,"cmds":[...]}` (compact; no `exp` with `--exp never`), and is
  * dropped: it can never sign again, and `ssh-key remove <label>` revokes
  * the token. The answer is the svc1 handle of that svc0. Default lifetime 30 days; with `--vm`
  * the token is a VM token (`v0@<vm>.<domain>`) for a VM the caller can see. A caller holding a
  * token grants at most that token's commands (no `--cmds`: exactly those); over SSH, without
- * `--cmds`, the field is left out and the defaults apply.
+ * `--cmds`, the field is left out and the defaults apply. With `--tag T` the key is scoped to
+ * the VMs tagged T (see commands/shared/vm-access.ts); a key made by a tag-scoped key always
+ * gets that key's tag, so scoping only ever narrows.
  */
 export const generateApiKeyCommand: ServiceCommand = {
   path: 'ssh-key generate-api-key',
   description:
     'Make an API token (svc1) signed by a fresh key registered under a label; remove the key to revoke it',
-  usage: 'ssh-key generate-api-key [--label L] [--vm V] [--cmds a,b] [--exp 30d|never]',
+  usage: 'ssh-key generate-api-key [--label L] [--vm V] [--tag T] [--cmds a,b] [--exp 30d|never]',
   flags: [
     {
       name: 'label',
@@ -46,6 +50,12 @@ export const generateApiKeyCommand: ServiceCommand = {
       description: 'Name of the new key (default: api-key-<date>, made unique)',
     },
     { name: 'vm', type: 'string', description: 'Make a token for this VM (v0@<vm>.<domain>)' },
+    {
+      name: 'tag',
+      type: 'string',
+      description:
+        'Scope the key to VMs tagged T: its new VMs get T, it sees only VMs tagged T, it cannot change tags',
+    },
     {
       name: 'cmds',
       type: 'string[]',
@@ -64,12 +74,22 @@ export const generateApiKeyCommand: ServiceCommand = {
     'ssh-key generate-api-key --exp=30d',
     "ssh-key generate-api-key --label ci --cmds 'ls,ssh web' --exp 7d",
     'ssh-key generate-api-key --vm web --exp 1y',
+    "ssh-key generate-api-key --label ci --tag ci --cmds 'ls,new,ssh,rm' --exp 30d",
   ],
   mutates: true,
   async run(ctx, input) {
     const { deps, principal } = ctx;
+    const tag = scopeTag(principal, input.flags.string('tag'));
     const vmName = input.flags.string('vm');
-    if (vmName !== undefined) findVisibleVm(ctx, vmName);
+    if (vmName !== undefined) {
+      const vm = findVisibleVm(ctx, vmName);
+      // A VM token its own scope would shut out could never be used.
+      if (tag !== null && !vm.tags.includes(tag)) {
+        throw commandFailed(`vm ${quote(vmName)} is not tagged ${quote(tag)}`, {
+          hint: `tag it first (tag ${vmName} ${tag}), or leave out --vm`,
+        });
+      }
+    }
     const namespace = tokenNamespace(deps, vmName);
     const now = nowSeconds(ctx);
     const exp = parseExpiry(input.flags.string('exp') ?? DEFAULT_EXP, now);
@@ -98,6 +118,7 @@ export const generateApiKeyCommand: ServiceCommand = {
       name: label,
       publicKey: key.toOpenSsh(),
       keyType: key.type,
+      tag,
     });
     const svc1 = deps.store.findOrCreateSvc1({
       fingerprint: key.fingerprint,
@@ -117,3 +138,17 @@ export const generateApiKeyCommand: ServiceCommand = {
     return json(data);
   },
 };
+
+/**
+ * The tag the new key is scoped to: `--tag` (checked as a tag), or the caller's own tag when the
+ * caller's key is scoped — which cannot make a key for another tag or none.
+ *
+ * @throws 422 `invalid tag "x": ...`; 403 when a scoped caller names another tag.
+ */
+function scopeTag(principal: Principal, given: string | undefined): string | null {
+  if (given !== undefined) checkTag(given);
+  if (principal.tag !== null && given !== undefined && given !== principal.tag) {
+    refuseIfTagScoped(principal, `make a key for tag ${quote(given)}`);
+  }
+  return principal.tag ?? given ?? null;
+}

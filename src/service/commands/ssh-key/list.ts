@@ -7,6 +7,8 @@ interface KeyEntry {
   added_at: string;
   last_used_at: string | null;
   current: boolean;
+  /** The tag the key is scoped to (`generate-api-key --tag`), null when it is not scoped. */
+  tag: string | null;
 }
 
 interface SshKeyListData {
@@ -14,7 +16,8 @@ interface SshKeyListData {
 }
 
 /**
- * `ssh-key list` — the caller's keys, oldest first; `current` marks the key of this request.
+ * `ssh-key list` — the caller's keys, oldest first; `current` marks the key of this request,
+ * `tag` the tag a key is scoped to (null: not scoped).
  * `last_used_at` may lag the real last use by a few seconds (the store buffers it).
  */
 export const sshKeyListCommand: ServiceCommand = {
@@ -35,6 +38,7 @@ export const sshKeyListCommand: ServiceCommand = {
         added_at: key.addedAt,
         last_used_at: key.lastUsedAt,
         current: key.fingerprint === principal.keyFingerprint,
+        tag: key.tag,
       })),
     };
     return json(data);

@@ -113,6 +113,7 @@ export async function openCommandFixture(options: FixtureOptions = {}): Promise<
         userId: account.userId,
         keyFingerprint: key.fingerprint,
         cmds: null,
+        tag: null,
         via: 'token',
       };
       return { account, signer, principal };

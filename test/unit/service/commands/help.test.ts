@@ -136,7 +136,7 @@ test('<path> --help answers the same JSON as help <path>, in the SPEC §2 shape'
 test('exact help of ssh-key generate-api-key', async () => {
   assert.deepEqual(await fx.run(ada, 'ssh-key generate-api-key --help'), {
     name: 'ssh-key generate-api-key',
-    usage: 'ssh-key generate-api-key [--label L] [--vm V] [--cmds a,b] [--exp 30d|never]',
+    usage: 'ssh-key generate-api-key [--label L] [--vm V] [--tag T] [--cmds a,b] [--exp 30d|never]',
     description:
       'Make an API token (svc1) signed by a fresh key registered under a label; remove the key to revoke it',
     flags: [
@@ -151,6 +151,13 @@ test('exact help of ssh-key generate-api-key', async () => {
         type: 'string',
         default: null,
         description: 'Make a token for this VM (v0@<vm>.<domain>)',
+      },
+      {
+        name: '--tag',
+        type: 'string',
+        default: null,
+        description:
+          'Scope the key to VMs tagged T: its new VMs get T, it sees only VMs tagged T, it cannot change tags',
       },
       {
         name: '--cmds',
@@ -170,6 +177,7 @@ test('exact help of ssh-key generate-api-key', async () => {
       'ssh-key generate-api-key --exp=30d',
       "ssh-key generate-api-key --label ci --cmds 'ls,ssh web' --exp 7d",
       'ssh-key generate-api-key --vm web --exp 1y',
+      "ssh-key generate-api-key --label ci --tag ci --cmds 'ls,new,ssh,rm' --exp 30d",
     ],
     subcommands: [],
   });

@@ -31,6 +31,7 @@ test('ssh-key list: every key with its times, current marks the key of this requ
         added_at: T0,
         last_used_at: null,
         current: true,
+        tag: null,
       },
     ],
   });
@@ -39,8 +40,8 @@ test('ssh-key list: every key with its times, current marks the key of this requ
   assert.equal(data.ssh_keys[0]?.last_used_at, '2025-03-01T12:30:00Z');
   assert.equal(
     await fx.text(ada, 'ssh-key list'),
-    '   NAME     FINGERPRINT                                         ADDED                 LAST USED\n' +
-      `*  default  ${own.fingerprint}  ${T0}  2025-03-01T12:30:00Z\n`,
+    '   NAME     FINGERPRINT                                         ADDED                 LAST USED             TAG\n' +
+      `*  default  ${own.fingerprint}  ${T0}  2025-03-01T12:30:00Z  -\n`,
   );
 });
 

@@ -205,6 +205,7 @@ export function principal(cmds: readonly string[] | null): Principal {
     userId: 'u_1',
     keyFingerprint: 'SHA256:abc',
     cmds,
+    tag: null,
     via: cmds === null ? 'ssh' : 'token',
   };
 }

@@ -244,6 +244,30 @@ describe('refusals name the seed entry', () => {
       `seed accounts[0]: ssh key ${fingerprint(ada)} is registered to another account`,
     ));
 
+  test("a key's tag never changes: another tag, or one for a key without a tag", async () => {
+    await apply(
+      target,
+      JSON.stringify({
+        accounts: [{ email: 'ada@example.com', keys: [{ key: ci.publicKeyLine, tag: 'ci' }] }],
+      }),
+    );
+    assert.equal(target.store.findKeyByFingerprint(fingerprint(ci))?.tag, 'ci');
+    await refused(
+      [{ email: 'ada@example.com', keys: [{ key: ci.publicKeyLine, tag: 'prod' }] }],
+      `seed accounts[0]: ssh key ${fingerprint(ci)} has tag "ci", not "prod": a key's tag never changes`,
+    );
+    await refused(
+      [{ email: 'ada@example.com', keys: [{ key: ada.publicKeyLine, tag: 'ci' }] }],
+      `seed accounts[0]: ssh key ${fingerprint(ada)} has no tag, not "ci": a key's tag never changes`,
+    );
+    // A key named without its tag keeps it.
+    await apply(
+      target,
+      JSON.stringify({ accounts: [{ email: 'ada@example.com', keys: [ci.publicKeyLine] }] }),
+    );
+    assert.equal(target.store.findKeyByFingerprint(fingerprint(ci))?.tag, 'ci');
+  });
+
   test('a VM of another account', () =>
     refused(
       [{ email: 'eve@example.com', vms: [{ name: 'web', comment: 'mine' }] }],

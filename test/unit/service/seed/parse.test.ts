@@ -182,7 +182,7 @@ describe('refusals name the JSON path', () => {
     [account(',"keys":[{"name":"x"}]'), 'accounts[0].keys[0]: missing field "key"'],
     [
       account(',"keys":[{"key":"x","nam":"y"}]'),
-      'accounts[0].keys[0]: unknown field "nam" (known: key, name)',
+      'accounts[0].keys[0]: unknown field "nam" (known: key, name, tag)',
     ],
     [account(',"keys":[true]'), 'accounts[0].keys[0]: expected an object, found boolean true'],
     [account(',"vms":[{}]'), 'accounts[0].vms[0]: missing field "name"'],

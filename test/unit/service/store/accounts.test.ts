@@ -69,7 +69,7 @@ describe('createAccount', () => {
     const { accountId: _, ...laptop } = fakeKey(0, 'keyed-laptop', 'laptop');
     const keyed = f.store.createAccount('keyed@x.io', [laptop]);
     assert.deepEqual(f.store.listKeys(keyed.id), [
-      { ...laptop, accountId: keyed.id, addedAt: T0, lastUsedAt: null },
+      { ...laptop, accountId: keyed.id, addedAt: T0, lastUsedAt: null, tag: null },
     ]);
     const { accountId: __, ...fresh } = fakeKey(0, 'fresh');
     assert.throws(() => f.store.createAccount('late@x.io', [fresh, laptop]), {

@@ -17,7 +17,7 @@ describe('addKey / findKeyByFingerprint / listKeys', () => {
   test('stores the key exactly and finds it by fingerprint', () => {
     const key = fakeKey(ada.id, 'laptop');
     const added = f.store.addKey(key);
-    const expected = { ...key, addedAt: T0, lastUsedAt: null };
+    const expected = { ...key, addedAt: T0, lastUsedAt: null, tag: null };
     assert.deepEqual(added, expected);
     assert.deepEqual(f.store.findKeyByFingerprint(key.fingerprint), expected);
     assert.equal(f.store.findKeyByFingerprint('SHA256:unknown'), undefined);

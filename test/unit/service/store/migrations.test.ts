@@ -65,6 +65,48 @@ describe('openStore', () => {
   });
 });
 
+describe('step 4: the tag of ssh keys', () => {
+  test('a database made before it upgrades: its keys are unscoped, and scoped keys can be added', () => {
+    const path = freshPath();
+    const db = openDatabase(path, 1000);
+    try {
+      assert.equal(migrate(db, MIGRATIONS.slice(0, 3)), 3);
+      db.prepare(
+        "INSERT INTO accounts (id, user_id, email, created_at) VALUES (1, 'u_1', 'ada@example.com', '2025-03-01T12:00:00Z')",
+      ).run();
+      db.prepare(
+        `INSERT INTO ssh_keys (fingerprint, account_id, name, public_key, key_type, added_at)
+         VALUES ('SHA256:old', 1, 'laptop', 'ssh-ed25519 AAAA old', 'ssh-ed25519', '2025-03-01T12:00:00Z')`,
+      ).run();
+    } finally {
+      db.close();
+    }
+    const store = openStore(path);
+    try {
+      assert.equal(store.findKeyByFingerprint('SHA256:old')?.tag, null);
+      const added = store.addKey({
+        accountId: 1,
+        fingerprint: 'SHA256:new',
+        name: 'ci',
+        publicKey: 'ssh-ed25519 AAAA new',
+        keyType: 'ssh-ed25519',
+        tag: 'ci',
+      });
+      assert.equal(added.tag, 'ci');
+      assert.deepEqual(
+        store.listKeys(1).map((k) => [k.name, k.tag]),
+        [
+          ['laptop', null],
+          ['ci', 'ci'],
+        ],
+      );
+    } finally {
+      store.close();
+    }
+    assert.equal(schemaOf(path).version, MIGRATIONS.length);
+  });
+});
+
 describe('migrate', () => {
   const steps: Migration[] = [
     { version: 1, description: 'one', sql: 'CREATE TABLE one (x INTEGER) STRICT;' },

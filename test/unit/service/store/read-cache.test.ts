@@ -46,7 +46,7 @@ describe('lookups after this store’s own writes', () => {
     f.clock.advance(60);
     f.store.addKey(desktop);
 
-    const expected = { ...desktop, addedAt: '2025-03-01T12:01:00Z', lastUsedAt: null };
+    const expected = { ...desktop, addedAt: '2025-03-01T12:01:00Z', lastUsedAt: null, tag: null };
     assert.deepEqual(f.store.findKeyByFingerprint(desktop.fingerprint), expected);
     assert.deepEqual(f.store.listKeys(ada.id), [laptop, expected]);
   });
@@ -85,7 +85,7 @@ describe('lookups after this store’s own writes', () => {
 
     assert.equal(bob.id, nextId);
     assert.deepEqual(f.store.getAccount(nextId), bob);
-    const expected = { ...bobKey, accountId: bob.id, addedAt: T0, lastUsedAt: null };
+    const expected = { ...bobKey, accountId: bob.id, addedAt: T0, lastUsedAt: null, tag: null };
     assert.deepEqual(f.store.findKeyByFingerprint(bobKey.fingerprint), expected);
     assert.deepEqual(f.store.listKeys(bob.id), [expected]);
   });
