@@ -4,7 +4,7 @@
  * the path of a command line (to mint a token for exactly that command) and whether a failed
  * request may be repeated safely. A test keeps it identical to the registry.
  */
-export interface CatalogEntry {
+interface CatalogEntry {
   path: string;
   /** Changes state: never retried automatically. */
   mutates: boolean;

@@ -85,7 +85,7 @@ export function exitCodeMeanings(): string[] {
     .map(({ exit, text }) => `${exit} ${text}`);
 }
 
-export interface ExectlErrorOptions {
+interface ExectlErrorOptions {
   /** One short clause telling the user what to do next (shown by the CLI after " — "). */
   hint?: string;
   /** A JSON body to send instead of `{"error": message}` (e.g. `rm`'s partial result). */
@@ -125,7 +125,7 @@ export class ExectlError extends Error {
 }
 
 /** What a failure may show, and what only the log may see. */
-export interface PublicFailure {
+interface PublicFailure {
   /** The error to show: the one thrown when it is an expected failure, else `internal error`. */
   error: ExectlError;
   /** For the log only: an expected failure's `logDetail`, or a bug's stack. */

@@ -9,7 +9,7 @@ import { parseRegistrableKey } from './rules/registrable-key.js';
 import type { Account, NewSshKey, SshKeyRecord, Store } from './store/index.js';
 
 /** A key the account must hold; with `name`, under that name. */
-export interface WantedKey {
+interface WantedKey {
   key: PublicKey;
   /** Absent: a key registered now gets the `ssh-key add` default name; a held key keeps its. */
   name?: string | undefined;
@@ -21,7 +21,7 @@ export interface WantedKey {
 }
 
 /** What {@link ensureAccount} found and changed. */
-export interface EnsuredAccount {
+interface EnsuredAccount {
   account: Account;
   created: boolean;
   /** Keys registered now. */

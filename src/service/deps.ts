@@ -14,7 +14,7 @@ export interface VmExecOptions {
 }
 
 /** An interactive shell's terminal: the client's pty, and the bytes to and from it. */
-export interface VmShellOptions {
+interface VmShellOptions {
   /** Size in characters and TERM, as the client asked (SSH `pty-req`). */
   pty: { cols: number; rows: number; term: string };
   /** Hangs the terminal up (client gone, server stopping); there is no deadline. */
@@ -26,7 +26,7 @@ export interface VmShellOptions {
 }
 
 /** A running interactive shell in a VM. */
-export interface VmShellSession {
+interface VmShellSession {
   /** The client's window changed size. */
   resize(cols: number, rows: number): void;
   /** Its exit status; `aborted` when `signal` hung it up. Rejects when it could not start. */

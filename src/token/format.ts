@@ -71,7 +71,7 @@ export function decodeBase64UrlStrict(text: string, what: string): Buffer {
 }
 
 /** The two decoded parts of a svc0 token. */
-export interface Svc0Parts {
+interface Svc0Parts {
   /** The permissions JSON bytes exactly as signed. */
   payload: Buffer;
   /** The binary SSHSIG blob. */

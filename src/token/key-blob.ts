@@ -19,9 +19,9 @@ export const EC_CURVES: readonly EcCurve[] = [
   { sshName: 'nistp521', jwkName: 'P-521', size: 66, hash: 'sha512', bits: 521 },
 ];
 
-export const MIN_RSA_BITS = 2048;
+const MIN_RSA_BITS = 2048;
 /** OpenSSH's own ceiling; bigger moduli only make verification a denial of service. */
-export const MAX_RSA_BITS = 16384;
+const MAX_RSA_BITS = 16384;
 
 export const SK_ED25519 = 'sk-ssh-ed25519@openssh.com';
 export const SK_ECDSA = 'sk-ecdsa-sha2-nistp256@openssh.com';

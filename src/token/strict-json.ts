@@ -24,7 +24,7 @@ export interface JsonMember {
  * in document order (`undefined` when the value is not an object). On failure, the first
  * problem met in document order: a syntax error, or a key repeated within one object.
  */
-export type StrictJsonScan =
+type StrictJsonScan =
   | {
       readonly ok: true;
       readonly start: number;

@@ -45,7 +45,7 @@ export function httpsUrl(deps: ServiceDeps, vmName: string): string {
  * which the user appends the VM command, e.g. `ssh -p 7022 127.0.0.1 ssh web` + ` uname -a`.
  * null when the SSH listener is off. A wildcard listen address is replaced by the domain.
  */
-export function sshDest(deps: ServiceDeps, vmName: string): string | null {
+function sshDest(deps: ServiceDeps, vmName: string): string | null {
   const ssh = deps.endpoints.ssh;
   if (ssh === null) return null;
   const host = WILDCARD_HOSTS.has(ssh.host) ? deps.config.domain : ssh.host;

@@ -3,7 +3,7 @@ import { FlagValues } from './flag-values.js';
 import type { CommandDefinition, CommandInput, FlagSpec, FlagValue } from './types.js';
 
 /** The result of reading the words after a command path against its definition. */
-export interface ParsedArgs {
+interface ParsedArgs {
   /** Flags with defaults applied, and the positional words (best effort when `error` is set). */
   input: CommandInput;
   /** `--help` was given: answer the command's help and run nothing. */

@@ -20,7 +20,7 @@ import type {
 /** The command whose permission `<group> --help` needs, as `help <group>` does. */
 const HELP_PATH = 'help';
 
-export interface DispatchOptions {
+interface DispatchOptions {
   /** The command's time limit (`ServiceConfig.commandDeadlineMs`: 30000 per SPEC §2). */
   deadlineMs: number;
   /** Passed to the command as `ctx.requestId`. */

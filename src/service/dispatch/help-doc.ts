@@ -9,7 +9,7 @@ import type {
 export type { CommandHelp, CommandListing, CommandSummary, FlagHelp };
 
 /** The `{name, usage, description}` of a command or group. */
-export function summarize(node: CommandNode<unknown>): CommandSummary {
+function summarize(node: CommandNode<unknown>): CommandSummary {
   return { name: node.path, usage: node.usage, description: node.description };
 }
 

@@ -3,7 +3,7 @@ import type { CommandDefinition, CommandNode, GroupDefinition } from './types.js
 import { pathWords, validateDefinition } from './validate-definition.js';
 
 /** What {@link CommandRegistry.resolve} found: a node and the words typed after its path. */
-export interface Resolution<Deps> {
+interface Resolution<Deps> {
   /** A command, or a group when (and only when) the words ask for its `--help`. */
   node: CommandNode<Deps>;
   rest: string[];

@@ -100,7 +100,7 @@ export interface CommandContext<Deps> {
  * returns a promise when the client is behind: the producer writes nothing more until it
  * settles, so at most about 1 MiB waits per stream (SPEC §9).
  */
-export interface StreamSink {
+interface StreamSink {
   write(chunk: Buffer): void | Promise<void>;
 }
 

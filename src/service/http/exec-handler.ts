@@ -13,7 +13,7 @@ import { takeOrRefuse, type RateLimiter } from '../rules/rate-limit.js';
 import { readBody } from './read-body.js';
 import { bearerToken, type TokenAuthenticator } from './token-auth.js';
 
-export interface ExecHandlerOptions {
+interface ExecHandlerOptions {
   deps: ServiceDeps;
   registry: CommandRegistry<ServiceDeps>;
   auth: TokenAuthenticator;

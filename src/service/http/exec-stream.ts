@@ -3,12 +3,12 @@ import { ExectlError } from '../../errors.js';
 import type { StreamOutput } from '../dispatch/types.js';
 
 /** Output up to this size is buffered so the exit code can go in a header (SPEC §2). */
-export const BUFFER_LIMIT = 1024 * 1024;
+const BUFFER_LIMIT = 1024 * 1024;
 
 /** Exit code reported in the trailer when a streamed command hits its deadline (as timeout(1)). */
-export const STREAMED_TIMEOUT_EXIT = 124;
+const STREAMED_TIMEOUT_EXIT = 124;
 /** Exit code in the trailer when the server cut a streamed command off (as ssh(1) on a lost connection). */
-export const STREAMED_CUT_OFF_EXIT = 255;
+const STREAMED_CUT_OFF_EXIT = 255;
 
 /**
  * How much of a streamed answer may wait in the response before the VM's output is paused.

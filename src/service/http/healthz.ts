@@ -5,7 +5,7 @@ import type { LogSink } from '../config.js';
 import { newLogEntry, runLogged } from '../request-log.js';
 import { sendError, writeJson } from './error-funnel.js';
 
-export interface HealthOptions {
+interface HealthOptions {
   log: LogSink;
   /** exectl's version, the one thing besides the uptime a health check learns. */
   version: string;

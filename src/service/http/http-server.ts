@@ -15,10 +15,10 @@ import { ExectlError } from '../../errors.js';
 import type { ListenAddress } from '../config.js';
 import { sendError } from './error-funnel.js';
 
-export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+type RequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 /** Node's `upgrade` event: the request, its raw socket, and the bytes read past its head. */
-export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
 export interface HttpListener {
   /** Base URL clients use, e.g. `http://127.0.0.1:7070`. */

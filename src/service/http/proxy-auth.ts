@@ -21,7 +21,7 @@ export interface ProxyGate {
 }
 
 /** A request let through to a VM. */
-export interface VmAdmission {
+interface VmAdmission {
   vm: VmRecord;
   /** The caller whose token passed; null on a public VM reached without a valid token. */
   visitor: TokenCaller | null;

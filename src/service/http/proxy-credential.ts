@@ -2,7 +2,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 
 /** What a request offers the VM proxy as its credential. */
-export interface ProxyCredential {
+interface ProxyCredential {
   /** The exectl token offered, or null when the request carries none. */
   token: string | null;
   /**

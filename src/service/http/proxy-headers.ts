@@ -12,7 +12,7 @@ import { HOP_BY_HOP_HEADERS } from './hop-by-hop.js';
  */
 const PROXY_ONLY = /^(?:x-exectl-.*|x-forwarded-(?:for|host|proto))$/;
 
-export interface HeadersToVmOptions {
+interface HeadersToVmOptions {
   /** The caller whose token passed (names them to the VM), or null for an anonymous visit. */
   visitor: TokenCaller | null;
   /** `Authorization` carried the exectl token: it must not reach the VM. */

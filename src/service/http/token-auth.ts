@@ -26,7 +26,7 @@ const FAILED_FOR_MS = 60_000;
  */
 export const FAILURES_PER_ADDRESS: RateLimit = { capacity: 60, refillMs: 60_000 };
 
-export interface TokenAuthOptions {
+interface TokenAuthOptions {
   /** How many passed signature checks to remember (10000 by default). Tests reach a small one. */
   verifiedLimit?: number;
   /** How many failed signature checks to remember, each for 60 s (10000 by default). */

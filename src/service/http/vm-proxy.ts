@@ -17,7 +17,7 @@ import type { RateLimiter } from '../rules/rate-limit.js';
 import type { TokenAuthenticator } from './token-auth.js';
 import { refuseOnSocket, tunnelToVm } from './upgrade-tunnel.js';
 
-export interface VmProxyOptions {
+interface VmProxyOptions {
   deps: Pick<ServiceDeps, 'store' | 'config' | 'endpoints' | 'machines'>;
   /** The authenticator /exec uses (its verification cache serves both). */
   auth: TokenAuthenticator;
@@ -25,7 +25,7 @@ export interface VmProxyOptions {
   rateLimiter: RateLimiter | null;
 }
 
-export interface VmProxy {
+interface VmProxy {
   /** The VM label a request is addressed to by its Host, or null when it is for the service. */
   vmLabel(req: IncomingMessage): string | null;
   /** Answers a request addressed to the VM `label` (found by {@link VmProxy.vmLabel}). */

@@ -17,7 +17,7 @@ const FIELD_DESCRIPTIONS: Record<ReflectionField, string> = {
 };
 
 /** Everything the documents of one VM are made of, read once per request. */
-export interface ReflectionView {
+interface ReflectionView {
   vm: VmRecord;
   ownerEmail: string;
   /** The integrations attached to the VM (the reflection one included), by name. */

@@ -18,7 +18,7 @@ export function reflectionUrlOf(listenerBase: string, secret: string): string {
 }
 
 /** An integration's address as seen from the VM. */
-export function integrationUrlOf(reflectionUrl: string, name: string): string {
+function integrationUrlOf(reflectionUrl: string, name: string): string {
   return `${reflectionUrl}/${INTEGRATION_SEGMENT}/${name}`;
 }
 

@@ -26,7 +26,7 @@ export async function makeMachineOrDiscard(
 }
 
 /** How long `new` waits for a setup script before answering `creating` (SPEC §4). */
-export const SETUP_WAIT_MS = 25_000;
+const SETUP_WAIT_MS = 25_000;
 
 /**
  * `new`'s way (SPEC §4): makes the machine of a freshly stored VM record, starts its setup

@@ -11,7 +11,7 @@ export interface RateLimit {
   refillMs: number;
 }
 
-export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
 interface Bucket {
   tokens: number;

@@ -4,7 +4,7 @@ import { ExectlError } from '../../errors.js';
 import { parsePublicKey, rsaPublicExponent, type PublicKey } from '../../token/keys.js';
 
 /** RSA verification costs grow with the modulus: past this, each bad token is a small DoS. */
-export const MAX_REGISTERED_RSA_BITS = 8192;
+const MAX_REGISTERED_RSA_BITS = 8192;
 /** Verification raises to the public exponent: keys use 65537; a huge one costs per bit. */
 const MAX_RSA_EXPONENT = 2n ** 32n;
 

@@ -48,7 +48,7 @@ export interface SeedAccount {
   teamMembers: { email: string; path: string }[];
 }
 
-export interface SeedKey {
+interface SeedKey {
   path: string;
   key: PublicKey;
   /** Given: the key is (re)named so. Absent: a new key gets the `ssh-key add` default name. */

@@ -24,7 +24,7 @@ export interface PublicKeyAttempt {
  * client then signs, for a signature the caller is authenticated as `fingerprint`.
  * `reject`: unregistered key, unsupported key, or a bad or SHA-1 signature.
  */
-export type AttemptVerdict = 'accept' | 'reject';
+type AttemptVerdict = 'accept' | 'reject';
 
 /**
  * Judges one public-key attempt against the registered keys only: the key must be found by

@@ -4,7 +4,7 @@ import { CrlfTranslator } from './crlf.js';
 import type { CommandSink } from './run-line.js';
 
 /** A {@link CommandSink} on an SSH channel, which also knows where the cursor was left. */
-export interface ChannelSink extends CommandSink {
+interface ChannelSink extends CommandSink {
   /** True when the last byte written (to either stream) ended a line, or nothing was written. */
   readonly atLineStart: boolean;
 }

@@ -13,7 +13,7 @@ const MAX_AUTH_ATTEMPTS = 10;
 const LOGIN_GRACE_MS = 60_000;
 
 /** What the front end hands every connection. */
-export interface ConnectionContext {
+interface ConnectionContext {
   env: SshCommandEnvironment;
   shutdown: AbortSignal;
   track(work: Promise<unknown>): void;

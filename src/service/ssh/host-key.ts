@@ -5,7 +5,7 @@ import { ExectlError } from '../../errors.js';
 import { fingerprintOf } from '../../token/keys.js';
 
 /** The server's SSH identity: what ssh2 serves and what users pin in known_hosts. */
-export interface HostKey {
+interface HostKey {
   /** OpenSSH private key text, handed to ssh2's `hostKeys`. Never logged. */
   privateKey: string;
   /** The public key as one known_hosts / .pub line: `ssh-ed25519 AAAA...`. */

@@ -10,7 +10,7 @@ import { serveConnection } from './connection.js';
 import { loadOrCreateHostKey } from './host-key.js';
 import { Cancellation } from './run-line.js';
 
-export interface SshFrontEndOptions {
+interface SshFrontEndOptions {
   deps: ServiceDeps;
   registry: CommandRegistry<ServiceDeps>;
   /** `--ssh-listen`; port 0 picks a free port. */

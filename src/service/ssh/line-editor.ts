@@ -12,7 +12,7 @@ export interface EditorUpdate {
   eof?: true;
 }
 
-export interface LineEditorOptions {
+interface LineEditorOptions {
   prompt: string;
   /** Longest line in UTF-8 bytes; typing past it rings the bell. */
   maxLineBytes: number;

@@ -40,7 +40,7 @@ export class Cancellation {
 }
 
 /** Exit status of a command the user interrupted, as a shell reports SIGINT (128 + 2). */
-export const INTERRUPTED_EXIT = 130;
+const INTERRUPTED_EXIT = 130;
 /** Logged for a cancelled command: the status proxies use for "client closed the request". */
 const CANCELLED_STATUS = 499;
 

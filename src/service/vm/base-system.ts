@@ -15,7 +15,7 @@ import { DEFAULT_PATH } from './command-env.js';
 import { isSystemFolder, readHostRoot, type RootEntry } from './sandbox-args.js';
 
 /** Where the snapshots live (beside the id-range claims). */
-export const DEFAULT_BASE_ROOT = '/var/lib/exectl/base-system';
+const DEFAULT_BASE_ROOT = '/var/lib/exectl/base-system';
 
 /** Bump when the snapshot's contents change shape, so every host makes a new one. */
 const FORMAT = 'v1';
@@ -24,7 +24,7 @@ const FORMAT = 'v1';
 const HOST_STATE = ['/var/lib/dpkg/status', '/etc/passwd', '/etc/group'];
 
 /** Where the exectl client appears inside every VM (SPEC §4: read-only, on PATH). */
-export const CLIENT_DIR = '/opt/exectl';
+const CLIENT_DIR = '/opt/exectl';
 
 // Run as host root in the host's mount namespace, on host files only. Argument: the folder to
 // fill. A file or folder that "others" cannot read stays out (with what is below it), exactly
@@ -66,7 +66,7 @@ const TOP_LEVEL_SCRIPT =
   'for f in "$@"; do mkdir -p "$f"; done';
 
 /** The host's system folders a machine VM's root shows copy-on-write, and its top symlinks. */
-export interface HostSystem {
+interface HostSystem {
   /** `usr`, and `bin`, `sbin` and every `lib*` that is a real folder. */
   folders: string[];
   /** The others, symlinks (`/bin -> usr/bin` on merged-/usr systems): the same in the snapshot. */
@@ -142,7 +142,7 @@ export interface ClientMounts {
 }
 
 /** The inside path of the client's launcher folder, on every VM command's PATH (VM_PATH). */
-export const CLIENT_BIN = `${CLIENT_DIR}/bin`;
+const CLIENT_BIN = `${CLIENT_DIR}/bin`;
 
 /**
  * The exectl package this server runs from, as the VMs' client mounts. Writes the launcher

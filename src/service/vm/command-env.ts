@@ -10,7 +10,7 @@ export const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
 export const VM_PATH = `${DEFAULT_PATH}:/opt/exectl/bin`;
 
 /** Who the command runs as, as the runtime sees it. */
-export interface CommandHome {
+interface CommandHome {
   HOME: string;
   USER: string;
 }

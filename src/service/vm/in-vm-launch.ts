@@ -24,7 +24,7 @@ const IN_VM_SCRIPT = [
 ].join('; ');
 
 /** The fixed part of a launch and the data that carries everything of the user's. */
-export interface InVmLaunch {
+interface InVmLaunch {
   /** Appended after the host-side launcher's own argv (e.g. nsenter's `--`): fixed words. */
   argv: string[];
   /** The shell line that starts the program with exactly its env; write it to {@link PAYLOAD_FD}. */

@@ -52,7 +52,7 @@ const LAUNCH_SCRIPT = [
 ].join('\n');
 
 /** What a machine VM needs to boot. */
-export interface MachineBoot {
+interface MachineBoot {
   hostname: string;
   diskDir: string;
   idBase: number;

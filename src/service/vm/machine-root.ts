@@ -7,7 +7,7 @@
 // only to the upper layer, and the lower mounts are reachable only from the launcher.
 
 /** Inside the disk image: the layers of the VM's root file system. */
-export const LAYERS_FOLDER = 'overlay';
+const LAYERS_FOLDER = 'overlay';
 
 /**
  * Beside the image, in the VM's disk folder (which the VM never reaches): written once the

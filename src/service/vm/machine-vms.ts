@@ -18,7 +18,7 @@ import type { MachineHost } from './sandbox-identity.js';
 import { DEFAULT_LIMITS, type VmLimits, type VmSpec, type VmState } from './types.js';
 
 /** The limits of `vm`, with the host's gaps (no cgroups) as null. */
-export function effectiveLimits(host: MachineHost, vm: VmSpec): VmLimits {
+function effectiveLimits(host: MachineHost, vm: VmSpec): VmLimits {
   const limits = vm.limits ?? DEFAULT_LIMITS;
   if (host.cgroups !== null) return limits;
   return { ...limits, cpus: null, memoryBytes: null, pids: null };

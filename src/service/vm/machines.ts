@@ -26,7 +26,7 @@ function pausedError(vm: VmRecord) {
 }
 
 /** The server listeners that machine VMs see inside at their host addresses. */
-export type InboundName = 'http' | 'reflection';
+type InboundName = 'http' | 'reflection';
 
 /** The VM machinery of a running service. */
 export interface RunningVmMachines extends VmMachines {

@@ -8,10 +8,10 @@ import { runSetupScript, shortLine } from './setup-script.js';
 import type { ExecOptions, ExecResult } from './types.js';
 
 /** How long a setup script may run before it is killed and its VM marked `failed`. */
-export const SETUP_DEADLINE_MS = 15 * 60_000;
+const SETUP_DEADLINE_MS = 15 * 60_000;
 
 /** Runs a command in one VM (the runtime's exec, with the VM's call env). */
-export type VmExec = (command: string, options: ExecOptions) => Promise<ExecResult>;
+type VmExec = (command: string, options: ExecOptions) => Promise<ExecResult>;
 
 interface Job {
   readonly controller: AbortController;

@@ -25,7 +25,7 @@ const WRAPPER = [
 ].join('\n');
 
 /** How a setup script ended. */
-export interface SetupOutcome {
+interface SetupOutcome {
   exitCode: number;
   /** The end of the signal's life: the script's tree was killed. */
   aborted: boolean;

@@ -15,7 +15,7 @@ import {
 import type { ExecResult, ShellOptions, ShellSession } from './types.js';
 
 /** What a runtime prepares before the shell can start (its sandbox running, say). */
-export interface ShellLaunch {
+interface ShellLaunch {
   /** Runs `shellCommand(...)` the way the runtime runs its commands. */
   launch: CommandLaunch;
   /** Sets the size of the shell's terminal, `tty` as the shell reported it. */

@@ -4,7 +4,7 @@ import type { LogSink } from '../config.js';
 import type { Store, VmRecord } from '../store/index.js';
 
 /** What a VM left `creating` by a server that stopped shows in `stat`. */
-export const INTERRUPTED = 'the server stopped before the VM was fully created';
+const INTERRUPTED = 'the server stopped before the VM was fully created';
 
 /**
  * Marks every VM still `creating` as `failed` (a server start: nothing is creating it any

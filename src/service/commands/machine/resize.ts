@@ -16,7 +16,7 @@ export const MAX_CPUS = 1024;
  * 1024; `512M`, `4G`, `4GiB`), at least `min` bytes.
  * @throws 422 naming the flag and the value.
  */
-export function parseSize(flag: string, text: string, min: number): number {
+function parseSize(flag: string, text: string, min: number): number {
   const match = SIZE.exec(text.trim());
   const bytes = match === null ? NaN : Number(match[1]) * UNITS[match[2]!.toUpperCase()]!;
   if (!Number.isSafeInteger(bytes)) {

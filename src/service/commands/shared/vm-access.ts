@@ -14,7 +14,7 @@ import { quote, sameEmail } from '../../rules/validate.js';
  * The answer for a VM that does not exist AND for one that exists but is not visible to the
  * caller: the two must be indistinguishable, or names of other people's VMs would leak.
  */
-export function vmNotFound(name: string): ExectlError {
+function vmNotFound(name: string): ExectlError {
   return commandFailed(`vm ${quote(name)} not found`);
 }
 
@@ -22,7 +22,7 @@ export function vmNotFound(name: string): ExectlError {
  * True when the caller owns the VM or it is shared with the caller's email, and the VM is in
  * the tag scope of the caller's key.
  */
-export function isVisibleTo(ctx: ServiceContext, vm: VmRecord): boolean {
+function isVisibleTo(ctx: ServiceContext, vm: VmRecord): boolean {
   const { accountId, email } = ctx.principal;
   if (!isInTagScope(ctx.principal, vm)) return false;
   if (vm.accountId === accountId) return true;
