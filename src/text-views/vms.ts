@@ -3,7 +3,8 @@
 import { listCell, optionalCell, textRecord, textTable } from './table.js';
 import { view } from './view.js';
 
-interface VmSummary {
+/** A VM as `new` and `cp` answer it (SPEC §3). */
+export interface VmSummary {
   vm_name: string;
   emoji: string;
   status: string;
@@ -13,7 +14,8 @@ interface VmSummary {
   ssh_dest: string | null;
 }
 
-interface VmListing extends VmSummary {
+/** A VM as `ls` lists it: the summary plus its comment and creation time. */
+export interface VmListing extends VmSummary {
   comment: string;
   created_at: string;
 }
@@ -77,7 +79,8 @@ export const commentView = view<{ vm_name: string; comment: string }>((data) =>
   data.comment === '' ? `${data.vm_name}: comment cleared\n` : `${data.vm_name}: ${data.comment}\n`,
 );
 
-interface VmStateData {
+/** The answer of `stat` and `resize`: a VM's state, limits and live usage. */
+export interface VmStateData {
   vm_name: string;
   status: string;
   created_at: string;

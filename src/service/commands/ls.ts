@@ -1,5 +1,6 @@
 import { json, type ServiceCommand } from './shared/command.js';
-import { vmListing, type VmListing } from './vm-view.js';
+import type { VmListing } from '../../text-views/vms.js';
+import { vmListing } from './vm-view.js';
 import { isInTagScope } from '../rules/tag-scope.js';
 
 interface LsData {

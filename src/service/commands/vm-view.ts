@@ -1,33 +1,10 @@
 // The JSON shapes of a VM in command answers (SPEC §3), and the addresses users reach it at.
 import type { ServiceDeps } from '../deps.js';
 import type { VmRecord } from '../store/index.js';
+import type { VmListing, VmSummary } from '../../text-views/vms.js';
 
 /** Addresses a listener on every interface: not something a user can connect to. */
 const WILDCARD_HOSTS = new Set(['', '0.0.0.0', '::', '[::]']);
-
-/** A VM as `new` answers it. */
-export interface VmSummary {
-  vm_name: string;
-  emoji: string;
-  status: string;
-  tags: string[];
-  default_port: number;
-  https_url: string;
-  ssh_dest: string | null;
-}
-
-/** A VM as `ls` lists it: the summary plus its comment and creation time. */
-export interface VmListing {
-  vm_name: string;
-  emoji: string;
-  status: string;
-  tags: string[];
-  comment: string;
-  default_port: number;
-  https_url: string;
-  ssh_dest: string | null;
-  created_at: string;
-}
 
 /**
  * The VM's public address through the HTTP listener's VM proxy (SPEC §6):

@@ -1,26 +1,7 @@
 // The JSON of `stat` and `resize` (SPEC §3): a VM's state, limits and live usage.
-import type { VmRecord, VmSetup, VmStatus } from '../../store/index.js';
+import type { VmRecord, VmStatus } from '../../store/index.js';
 import type { VmState } from '../../vm/types.js';
-
-export interface VmStateData {
-  vm_name: string;
-  status: string;
-  created_at: string;
-  booted_at: string | null;
-  limits: {
-    cpus: number | null;
-    memory_bytes: number | null;
-    pids: number | null;
-    disk_bytes: number | null;
-  };
-  usage: {
-    memory_bytes: number | null;
-    pids: number | null;
-    disk_bytes: number | null;
-    cpu_seconds: number | null;
-  };
-  setup: { status: VmSetup['status']; last_line: string | null };
-}
+import type { VmStateData } from '../../../text-views/vms.js';
 
 /**
  * The VM's real status: the stored one, unless its machine says otherwise (frozen; or stored
