@@ -53,6 +53,13 @@ export async function runProgram(
   proc: CliProcess,
 ): Promise<CommandOutcome> {
   const program = createProgram(proc);
+  if (argv[0] === COMPLETE) {
+    // The completion scripts' call: answered from the whole tree, never parsed by commander
+    // (the words are a command line being typed, not this one), and never shown in help.
+    await declareAll(program, proc);
+    const { runComplete } = await import('./commands/completion/index.js');
+    return runComplete(program, argv.slice(1), proc);
+  }
   const at = commandIndexIn(program, argv);
   const named = at === undefined ? undefined : argv[at];
   // Help, suggestions for a mistyped name, a missing command, and `completion` (which
@@ -84,6 +91,19 @@ export async function runProgram(
     throw err;
   }
   return outcome;
+}
+
+/** The hidden subcommand the completion scripts call: `exectl __complete WORDS...`. */
+const COMPLETE = '__complete';
+
+/** Declares every subcommand on `program` (no actions: nothing is run). */
+async function declareAll(program: Command, proc: CliProcess): Promise<void> {
+  for (const name of Object.keys(COMMANDS)) {
+    const { command } = await COMMANDS[name]!();
+    command.declare(program.command(name), (self) =>
+      createContext(proc, self.optsWithGlobals<GlobalFlags>()),
+    );
+  }
 }
 
 function createProgram(proc: CliProcess): Command {

@@ -1,15 +1,18 @@
-// `exectl completion bash|zsh|fish` (SPEC §8): print a shell completion script generated from
-// the commander tree, so it lists exactly the commands and flags this exectl has.
+// `exectl completion bash|zsh|fish` (SPEC §8): print a shell completion script. The scripts
+// hold no list of their own: on each TAB they call `exectl __complete WORDS...`, answered by
+// runComplete from the commander tree and the server, so every shell offers the same.
 import { Argument, type Command } from 'commander';
 import { ExectlError } from '../../../errors.js';
 import { bashScript } from './bash.js';
 import { fishScript } from './fish.js';
-import { completionModel, type CompletionModel } from './model.js';
+import { completionAnswer, formatAnswer } from './answer.js';
+import { completionModel } from './model.js';
+import { serverSources } from './server.js';
 import { zshScript } from './zsh.js';
 import type { CliCommand, CommandOutcome } from '../../command.js';
-import type { CliContext } from '../../context.js';
+import type { CliContext, CliProcess } from '../../context.js';
 
-const SCRIPTS: Readonly<Record<string, (model: CompletionModel) => string>> = {
+const SCRIPTS: Readonly<Record<string, (program: string) => string>> = {
   bash: bashScript,
   zsh: zshScript,
   fish: fishScript,
@@ -23,7 +26,28 @@ export function runCompletion(ctx: CliContext, program: Command, shell: string):
       hint: 'choose bash, zsh or fish',
     });
   }
-  ctx.stdout.write(script(completionModel(program)));
+  ctx.stdout.write(script(program.name()));
+  return undefined;
+}
+
+/**
+ * `exectl __complete WORDS...` (hidden; what the scripts call): prints what may be typed at
+ * the last of `words`, in the format of formatAnswer. It never fails and never writes to
+ * stderr: completion that cannot know says nothing.
+ */
+export async function runComplete(
+  program: Command,
+  words: readonly string[],
+  proc: CliProcess,
+): Promise<CommandOutcome> {
+  try {
+    const answer = await completionAnswer(completionModel(program), words, (globals) =>
+      serverSources(proc.env, globals),
+    );
+    proc.stdout.write(formatAnswer(answer));
+  } catch {
+    // A bug here must not print a stack trace under the user's prompt.
+  }
   return undefined;
 }
 
