@@ -18,15 +18,15 @@ const SCRIPTS: Readonly<Record<string, (program: string) => string>> = {
   fish: fishScript,
 };
 
-/** Writes the completion script for `shell`, describing `program` and its subcommands. */
-export function runCompletion(ctx: CliContext, program: Command, shell: string): CommandOutcome {
+/** Writes the completion script for `shell`, for the program named `program`. */
+export function runCompletion(ctx: CliContext, program: string, shell: string): CommandOutcome {
   const script = Object.hasOwn(SCRIPTS, shell) ? SCRIPTS[shell] : undefined;
   if (script === undefined) {
     throw new ExectlError('usage', `no completion for shell "${shell}"`, {
       hint: 'choose bash, zsh or fish',
     });
   }
-  ctx.stdout.write(script(program.name()));
+  ctx.stdout.write(script(program));
   return undefined;
 }
 
@@ -45,24 +45,33 @@ export async function runComplete(
       serverSources(proc.env, globals),
     );
     proc.stdout.write(formatAnswer(answer));
-  } catch {
-    // A bug here must not print a stack trace under the user's prompt.
+  } catch (err) {
+    // A bug here must not print under the user's prompt, unless asked to.
+    if (proc.env.EXECTL_DEBUG === '1')
+      proc.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
   }
   return undefined;
 }
 
-/** The program the subcommand was declared on (program.ts declares every command for it). */
-let program: Command | undefined;
+/** The name of the program the subcommand was declared on (`exectl`). */
+let programName = 'exectl';
 
 export const command: CliCommand = {
   declare(cmd: Command) {
-    program = cmd.parent ?? undefined;
+    programName = cmd.parent?.name() ?? programName;
     cmd
       .description('print a shell completion script for exectl')
       .addArgument(new Argument('<shell>', 'the shell').choices(Object.keys(SCRIPTS)))
       .addHelpText(
         'after',
         `
+The script asks exectl itself on each TAB (exectl __complete WORDS...): its
+commands and flags, flag values with a fixed set (serve --runtime), the server's
+commands and their flags after "run" (from its "help all"), and VM names after
+"ssh" (from its "ls"). Server answers are cached for 60 s in
+$XDG_CACHE_HOME/exectl (else ~/.cache/exectl), one file per server; when the
+server is down or no token can be made, completion offers nothing, at once.
+
 Examples:
   source <(exectl completion bash)        # now; or save it as
       ~/.local/share/bash-completion/completions/exectl
@@ -70,8 +79,5 @@ Examples:
   exectl completion fish > ~/.config/fish/completions/exectl.fish`,
       );
   },
-  run: async (ctx, operands) => {
-    if (program === undefined) throw new Error('completion: declared without a program');
-    return runCompletion(ctx, program, operands[0] as string);
-  },
+  run: async (ctx, operands) => runCompletion(ctx, programName, operands[0] as string),
 };
