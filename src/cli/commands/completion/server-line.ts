@@ -92,7 +92,7 @@ function sameStart(words: readonly string[], prefix: readonly string[]): boolean
 }
 
 /** The flags a usage names, each with whether a value follows it. */
-export function usageFlags(usage: string): { name: string; takesValue: boolean }[] {
+function usageFlags(usage: string): { name: string; takesValue: boolean }[] {
   return [...usage.matchAll(USAGE_FLAG)].map((m) => ({
     name: m[1]!,
     takesValue: m[2] !== undefined,
