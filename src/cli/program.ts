@@ -52,15 +52,21 @@ export async function runProgram(
   argv: readonly string[],
   proc: CliProcess,
 ): Promise<CommandOutcome> {
+  if (argv[0] === COMPLETE) {
+    // The completion scripts' call: answered from the whole tree, never parsed by commander
+    // (the words are a command line being typed, not this one), and never shown in help.
+    const { runComplete } = await import('./commands/completion/index.js');
+    return runComplete(await wholeProgram(proc), argv.slice(1), proc);
+  }
   const program = createProgram(proc);
   const at = commandIndexIn(program, argv);
   const named = at === undefined ? undefined : argv[at];
-  // Help, suggestions for a mistyped name, a missing command, and `completion` (which
-  // describes every command) need the whole tree; `exectl --version` needs none of it.
+  // Help, suggestions for a mistyped name and a missing command need the whole tree;
+  // `exectl --version` needs none of it.
   const toLoad =
     named === undefined && argv[0] === '--version'
       ? []
-      : named !== undefined && named !== 'completion' && Object.hasOwn(COMMANDS, named)
+      : named !== undefined && Object.hasOwn(COMMANDS, named)
         ? [named]
         : Object.keys(COMMANDS);
   let outcome: CommandOutcome;
@@ -84,6 +90,21 @@ export async function runProgram(
     throw err;
   }
   return outcome;
+}
+
+/** The hidden subcommand the completion scripts call: `exectl __complete WORDS...`. */
+const COMPLETE = '__complete';
+
+/** The program with every subcommand declared, and no actions: a description, not a run. */
+export async function wholeProgram(proc: CliProcess): Promise<Command> {
+  const program = createProgram(proc);
+  for (const name of Object.keys(COMMANDS)) {
+    const { command } = await COMMANDS[name]!();
+    command.declare(program.command(name), (self) =>
+      createContext(proc, self.optsWithGlobals<GlobalFlags>()),
+    );
+  }
+  return program;
 }
 
 function createProgram(proc: CliProcess): Command {

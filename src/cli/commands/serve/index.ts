@@ -2,7 +2,9 @@
 // `serve reset`, `serve export` and `serve import` for a data folder offline. Its folder is
 // the only part of the CLI that reaches src/service/.
 
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { withValues } from '../../completion-values.js';
+import { LOG_LEVELS, RUNTIMES } from './choices.js';
 import type { CliCommand } from '../../command.js';
 import type { CliContext } from '../../context.js';
 import type { DataFolder, ServeFlags } from './options.js';
@@ -51,10 +53,20 @@ export const command: CliCommand = {
       )
       .option('--tls-cert <file>', 'serve HTTPS with this certificate (needs --tls-key)')
       .option('--tls-key <file>', 'private key of --tls-cert')
-      .option('--runtime <kind>', 'VM runtime: auto, bwrap or process (auto)')
+      .addOption(
+        withValues(
+          new Option('--runtime <kind>', 'VM runtime: auto, bwrap or process (auto)'),
+          RUNTIMES,
+        ),
+      )
       .option('--rate-limit <n/dur>', 'requests per key: N/DURATION, or 0 for none (60/60s)')
       .option('--seed <file>', 'JSON of accounts, keys, VMs, integrations applied at start')
-      .option('--log-level <level>', 'debug, info, warn or error (info)')
+      .addOption(
+        withValues(
+          new Option('--log-level <level>', 'debug, info, warn or error (info)'),
+          LOG_LEVELS,
+        ),
+      )
       .addHelpText('after', SERVE_HELP);
     declareAccounts(
       cmd.command('accounts').description('manage the accounts of a data folder'),

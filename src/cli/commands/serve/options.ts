@@ -12,6 +12,7 @@ import {
   type RateLimit,
 } from '../../../service/index.js';
 import { homeDir } from '../../settings.js';
+import { LOG_LEVELS, RUNTIMES } from './choices.js';
 
 /** The flags as commander parsed them (camelCase), before env and defaults. */
 export interface ServeFlags {
@@ -52,8 +53,6 @@ export interface ServeSettings {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const RUNTIMES = ['auto', 'bwrap', 'process'] as const;
-const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 /** Lowercase DNS labels separated by dots: the domain ends up in namespaces and VM hosts. */
 const DOMAIN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
