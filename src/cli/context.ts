@@ -22,16 +22,16 @@ export interface GlobalFlags {
 }
 
 /** The flags a command may add on top of the global ones when it resolves settings. */
-export interface CommandSettingFlags {
+interface CommandSettingFlags {
   key?: string;
   namespace?: string;
 }
 
-export interface Clock {
+interface Clock {
   nowSeconds(): number;
 }
 
-export const systemClock: Clock = { nowSeconds: () => Math.floor(Date.now() / 1000) };
+const systemClock: Clock = { nowSeconds: () => Math.floor(Date.now() / 1000) };
 
 /** Everything a command needs from the outside world, so it can run as a plain function. */
 export interface CliContext {

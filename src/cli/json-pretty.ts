@@ -12,7 +12,7 @@ export interface JsonStyle {
 }
 
 const plain = (text: string): string => text;
-export const PLAIN_JSON_STYLE: JsonStyle = {
+const PLAIN_JSON_STYLE: JsonStyle = {
   key: plain,
   string: plain,
   number: plain,

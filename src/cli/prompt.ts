@@ -23,7 +23,7 @@ export function passphraseSource(ctx: CliContext): () => Promise<string | undefi
  * goes to stderr to keep stdout for the result. Ctrl-C cancels; Ctrl-D on an empty line gives
  * `undefined` (no passphrase).
  */
-export function readHidden(ctx: CliContext, prompt: string): Promise<string | undefined> {
+function readHidden(ctx: CliContext, prompt: string): Promise<string | undefined> {
   const { stdin, stderr } = ctx;
   return new Promise((resolve, reject) => {
     let typed = '';

@@ -9,7 +9,7 @@ export const DEFAULT_URL = 'http://127.0.0.1:7070';
 export const DEFAULT_DOMAIN = 'localhost';
 
 /** One entry of `profiles` in the config file; every field is optional. */
-export interface Profile {
+interface Profile {
   url?: string;
   key?: string;
   namespace?: string;

@@ -3,11 +3,11 @@
 import type { CliContext } from './context.js';
 
 /** A spinner that may or may not have appeared yet; `stop` is safe to call more than once. */
-export interface DelayedSpinner {
+interface DelayedSpinner {
   stop(): void;
 }
 
-export const SPINNER_DELAY_MS = 300;
+const SPINNER_DELAY_MS = 300;
 
 /**
  * Shows an ora spinner with `text` on stderr once `delayMs` have passed, if stderr is a

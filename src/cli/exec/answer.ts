@@ -23,7 +23,7 @@ export function codeForStatus(status: number): ErrorCode {
 }
 
 /** What the client knew about the request, for the hints. */
-export interface RequestFacts {
+interface RequestFacts {
   /** The service's address as the user gave it. */
   url: string;
   /** The cmds entry that allows the command (`ssh-key list`, `ssh web`), when known. */

@@ -26,7 +26,7 @@ export interface ResponseHead {
   headers: Record<string, string>;
 }
 
-export interface HttpCallOptions {
+interface HttpCallOptions {
   method: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;

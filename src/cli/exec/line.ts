@@ -48,7 +48,7 @@ export function prepareRunLine(args: readonly string[]): PreparedLine {
  * `line` with its facts, where `words` are its leading words as the service will lex them (at
  * least the command path and, for `ssh`, the VM).
  */
-export function prepareLine(line: string, words: readonly string[]): PreparedLine {
+function prepareLine(line: string, words: readonly string[]): PreparedLine {
   if (line.trim() === '') {
     throw new ExectlError('usage', 'the command line is empty', {
       hint: 'give a command, e.g. exectl run whoami',

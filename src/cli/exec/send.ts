@@ -10,7 +10,7 @@ import { postExec, WrongServiceError, type ExecOptions, type ExecResponse } from
 import { retryAfterSeconds } from './answer.js';
 import { oneLine } from '../output.js';
 
-export const MAX_TRIES = 3;
+const MAX_TRIES = 3;
 
 /** Waits before the second and third try after a connection failure. */
 const RECONNECT_DELAYS_MS = [250, 750] as const;
@@ -18,7 +18,7 @@ const RECONNECT_DELAYS_MS = [250, 750] as const;
 const MAYBE_RAN_HINT =
   'the command may have run: check (e.g. with `exectl run ls`) before running it again';
 
-export interface ExecRequest {
+interface ExecRequest {
   url: string;
   /** Where `url` came from (Settings.urlFrom), for the messages about a wrong URL. */
   urlFrom?: string;

@@ -12,7 +12,7 @@ import { passphraseSource } from '../prompt.js';
 import { homeDir, loadConfigFile, type Settings } from '../settings.js';
 
 /** How long a token minted for one request lives. */
-export const REQUEST_TOKEN_LIFETIME_SECONDS = 5 * 60;
+const REQUEST_TOKEN_LIFETIME_SECONDS = 5 * 60;
 
 /**
  * The permissions of a token for one request: `{"exp":<now + 5 min>,"cmds":[scope, ...grants]}`.
@@ -59,7 +59,7 @@ export async function settingsSigner(ctx: CliContext, settings: Settings): Promi
 }
 
 /** A request's bearer token and, for messages, which key signed it and where it came from. */
-export interface Credential {
+interface Credential {
   token: string;
   /** e.g. `key SHA256:… from ssh-agent`, `the token given with --token (key SHA256:…)`. */
   signedBy: string;

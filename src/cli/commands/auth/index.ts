@@ -16,10 +16,7 @@ import { signingCandidates, type Candidate } from './candidates.js';
 const CHECK_TOKEN_SECONDS = 60;
 
 /** Prints the status; exits 0 when the key that signs is known to the server, else 3. */
-export async function runAuthStatus(
-  ctx: CliContext,
-  options: { key?: string },
-): Promise<CommandOutcome> {
+async function runAuthStatus(ctx: CliContext, options: { key?: string }): Promise<CommandOutcome> {
   const settings = ctx.settings({ key: options.key });
   const out = (line: string) => ctx.stdout.write(`${printable(line)}\n`);
   out(`url:     ${withoutCredentials(settings.url)}`);

@@ -19,7 +19,7 @@ const SCRIPTS: Readonly<Record<string, (program: string) => string>> = {
 };
 
 /** Writes the completion script for `shell`, for the program named `program`. */
-export function runCompletion(ctx: CliContext, program: string, shell: string): CommandOutcome {
+function runCompletion(ctx: CliContext, program: string, shell: string): CommandOutcome {
   const script = Object.hasOwn(SCRIPTS, shell) ? SCRIPTS[shell] : undefined;
   if (script === undefined) {
     throw new ExectlError('usage', `no completion for shell "${shell}"`, {

@@ -17,7 +17,7 @@ export type Position =
   | { kind: 'files' }
   | { kind: 'nothing' };
 
-export interface Location {
+interface Location {
   position: Position;
   /** `--url` and `--profile` as typed on the line: completion asks the server they name. */
   globals: { url?: string; profile?: string };

@@ -98,7 +98,7 @@ export function completionModel(program: Command): CompletionModel {
 }
 
 /** The names of `flags` (long and short), each once, in order. */
-export function flagNames(flags: readonly CompletionFlag[]): string[] {
+function flagNames(flags: readonly CompletionFlag[]): string[] {
   const names = flags.flatMap((f) => [f.long, f.short]);
   return [...new Set(names.filter((n): n is string => n !== undefined))];
 }

@@ -11,7 +11,7 @@ export interface ServerCommand {
 }
 
 /** What fits at the word being typed: candidates, and whether VM names fit too. */
-export interface ServerLineAnswer {
+interface ServerLineAnswer {
   candidates: Candidate[];
   vms: boolean;
 }

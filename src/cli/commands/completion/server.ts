@@ -13,7 +13,7 @@ import { cacheFile, readCached, writeCached } from './cache.js';
 import type { ServerCommand } from './server-line.js';
 
 /** The longest completion waits for the server, all requests together. */
-export const SERVER_DEADLINE_MS = 1000;
+const SERVER_DEADLINE_MS = 1000;
 
 type Env = Readonly<Record<string, string | undefined>>;
 

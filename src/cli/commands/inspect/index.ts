@@ -10,7 +10,7 @@ import { inspectToken } from './report.js';
 import { renderReport } from './render.js';
 import { readTrustedKeys } from './verify-keys.js';
 
-export interface InspectOptions {
+interface InspectOptions {
   verify?: string;
   json?: boolean;
 }
@@ -19,7 +19,7 @@ export interface InspectOptions {
 const MAX_STDIN_BYTES = 65_536;
 
 /** Inspects the token given as `tokenArg` (or on stdin for `-` or none) and prints the report. */
-export async function runInspect(
+async function runInspect(
   ctx: CliContext,
   tokenArg: string | undefined,
   options: InspectOptions,

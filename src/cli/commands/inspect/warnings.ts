@@ -3,7 +3,7 @@
 import type { Permissions } from '../../../token/permissions.js';
 import { secretLookingPaths } from './secret-heuristic.js';
 
-export type WarningCode = 'no_exp' | 'parent_without_subcommands' | 'secret_in_ctx';
+type WarningCode = 'no_exp' | 'parent_without_subcommands' | 'secret_in_ctx';
 
 export interface InspectWarning {
   code: WarningCode;

@@ -8,7 +8,7 @@ import { settingsSigner } from '../../exec/token.js';
 import { vmNamespace } from '../../settings.js';
 import { buildMintPayload, DEFAULT_EXP, type PermissionFlags } from './payload.js';
 
-export interface MintOptions extends PermissionFlags {
+interface MintOptions extends PermissionFlags {
   vm?: string;
   key?: string;
   namespace?: string;
@@ -17,7 +17,7 @@ export interface MintOptions extends PermissionFlags {
 }
 
 /** Mints a svc0 token for `options` (or its svc1 with --svc1) and writes it, alone, to stdout. */
-export async function runMint(ctx: CliContext, options: MintOptions): Promise<CommandOutcome> {
+async function runMint(ctx: CliContext, options: MintOptions): Promise<CommandOutcome> {
   const settings = ctx.settings({ key: options.key, namespace: options.namespace });
   const namespace =
     options.vm === undefined ? settings.namespace : vmNamespace(settings.namespace, options.vm);

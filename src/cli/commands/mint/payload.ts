@@ -17,7 +17,7 @@ export interface PermissionFlags {
   ctx?: string;
 }
 
-export interface MintPayload {
+interface MintPayload {
   /** Compact permissions JSON, already checked against SPEC §1.3. */
   payload: string;
   /** Things the user should know about the token (for stderr). */

@@ -14,7 +14,7 @@ import { jsonStyleFor, prettyJson } from '../../json-pretty.js';
  *
  * @throws ExectlError `usage` when `base` is not an http(s) URL.
  */
-export function reflectionAddress(base: string, path = '/'): { url: string; shown: string } {
+function reflectionAddress(base: string, path = '/'): { url: string; shown: string } {
   let parsed: URL | undefined;
   try {
     parsed = new URL(base);
@@ -31,10 +31,7 @@ export function reflectionAddress(base: string, path = '/'): { url: string; show
 }
 
 /** Prints the reflection document at `path`: indented and coloured on a terminal. */
-export async function runReflect(
-  ctx: CliContext,
-  path: string | undefined,
-): Promise<CommandOutcome> {
+async function runReflect(ctx: CliContext, path: string | undefined): Promise<CommandOutcome> {
   const base = ctx.env.EXECTL_REFLECTION_URL;
   if (base === undefined || base === '') {
     throw new ExectlError('usage', 'not inside an exectl VM', {

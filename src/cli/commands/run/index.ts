@@ -20,7 +20,7 @@ import { streamSink } from '../../output-sink.js';
 import { requestToken } from '../../exec/token.js';
 import { startSpinner } from '../../spinner.js';
 
-export interface RunOptions {
+interface RunOptions {
   token?: string;
   key?: string;
   /** JSON instead of text on a terminal (indented and coloured there). */
@@ -34,7 +34,7 @@ export interface RunOptions {
  * on the service and prints its output. Failures are thrown as the ExectlError of their status,
  * which main.ts turns into SPEC §8's exit code.
  */
-export async function runRun(
+async function runRun(
   ctx: CliContext,
   args: readonly string[],
   options: RunOptions,

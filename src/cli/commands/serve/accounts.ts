@@ -20,7 +20,7 @@ import { readKeyFiles } from './owner.js';
 const ACCOUNTS = 'accounts commands work';
 
 /** `accounts list --json`: one entry per account, oldest first. */
-export interface AccountListEntry {
+interface AccountListEntry {
   email: string;
   user_id: string;
   created_at: string;

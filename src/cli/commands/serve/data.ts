@@ -11,7 +11,7 @@ import { lockDataFolder } from '../../../service/index.js';
 import type { DataFolder } from './options.js';
 
 /** A data folder ready for the store. */
-export interface PreparedDataFolder {
+interface PreparedDataFolder {
   /** Absolute path. */
   path: string;
   ephemeral: boolean;

@@ -9,7 +9,7 @@ import type { CliContext } from '../../context.js';
 import { existingDataFolder, withLockedFolder } from './data.js';
 import type { DataFolder } from './options.js';
 
-export interface ExportFlags {
+interface ExportFlags {
   out?: string;
   withSecrets?: boolean;
 }

@@ -71,7 +71,7 @@ export async function readKeyFiles(paths: readonly string[], flag: string): Prom
  * Every `~/.ssh/*.pub`, in name order. Files that do not hold a usable key (an unsupported
  * type, a certificate...) are reported in `skipped` instead of stopping the start.
  */
-export async function readHomeSshKeys(
+async function readHomeSshKeys(
   env: Env,
 ): Promise<{ keys: PublicKey[]; skipped: RejectedKeyLine[] }> {
   const dir = join(homeDir(env), '.ssh');

@@ -9,7 +9,7 @@ export interface SignalSource {
   kill(pid: number, signal: NodeJS.Signals): unknown;
 }
 
-export interface StopRequest {
+interface StopRequest {
   /** Resolves with the first stop signal received. */
   readonly requested: Promise<NodeJS.Signals>;
   /** The first stop signal received so far, if any. */

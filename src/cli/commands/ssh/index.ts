@@ -23,7 +23,7 @@ const VM_NAME = /^[a-z][a-z0-9-]{0,61}[a-z0-9]$/;
  * on stdout), so main.ts prints nothing and exits with that code rather than a catalogue
  * code.
  */
-export class RemoteExit extends ExectlError {
+class RemoteExit extends ExectlError {
   readonly remoteExitCode: number;
 
   constructor(remoteExitCode: number) {
@@ -38,7 +38,7 @@ export class RemoteExit extends ExectlError {
 }
 
 /** Runs `argv` in VM `vm`: its output goes to stdout as it arrives; resolves with its exit. */
-export async function runSsh(
+async function runSsh(
   ctx: CliContext,
   vm: string,
   argv: readonly string[],
