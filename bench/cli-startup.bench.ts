@@ -12,6 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { median } from './lib/stats.js';
 
 const ROUNDS = 20;
 const TARGET_RATIO = 1.25;
@@ -72,10 +73,4 @@ function runOk(program: string, args: readonly string[], env: Record<string, str
     throw new Error(`${program} ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
   }
   return result.stdout;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }

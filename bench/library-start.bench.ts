@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { median } from './lib/stats.js';
 
 const ROUNDS = 15;
 const TARGET_RATIO = 3;
@@ -51,9 +52,3 @@ console.log(
   `library-start: startServer → whoami ${ms.toFixed(0)} ms vs node -e 0 ${baseline.toFixed(0)} ms — ratio ${ratio.toFixed(2)} (target ≤ ${TARGET_RATIO}); first in the process (modules loading) ${first.toFixed(0)} ms, ratio ${(first / baseline).toFixed(2)}`,
 );
 process.exitCode = ratio > TARGET_RATIO ? 1 : 0;
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}

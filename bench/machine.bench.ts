@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { detectSandboxMode } from '../src/service/vm/detect.js';
 import { createRuntime } from '../src/service/vm/create-runtime.js';
 import type { VmSpec } from '../src/service/vm/types.js';
+import { median } from './lib/stats.js';
 
 if (process.getuid?.() !== 0) {
   console.log('machine: skipped — machine VMs need the server to run as root');
@@ -23,7 +24,7 @@ if (process.getuid?.() !== 0) {
 }
 
 const ROUNDS = 60;
-const p50 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const p50 = median;
 const timed = async (work: () => unknown) => {
   const started = performance.now();
   await work();

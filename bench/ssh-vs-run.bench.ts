@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createService } from '../src/service/index.js';
 import { parsePublicKey } from '../src/token/keys.js';
+import { median } from './lib/stats.js';
 
 const ROUNDS = 30;
 const TARGET_RATIO = 1.2;
@@ -99,10 +100,4 @@ function runOk(program: string, args: readonly string[], env: Record<string, str
     throw new Error(`${program} ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
   }
   return result.stdout;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
