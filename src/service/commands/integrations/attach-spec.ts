@@ -1,8 +1,11 @@
-// The attachment specs `integrations add --attach` and `integrations attach` accept.
+// The attachment specs `integrations add --attach` and `integrations attach` accept, and what a
+// tag-scoped key may detach, remove or rename (only what reaches no VM past its tag).
 import type { AttachmentSpec } from '../../store/index.js';
 import type { ServiceContext } from '../shared/command.js';
 import { findOwnVm, refuseIfTagScoped } from '../shared/vm-access.js';
 import { parseAttachmentSpec } from '../../rules/integrations.js';
+import { isInTagScope } from '../../rules/tag-scope.js';
+import { quote } from '../../rules/validate.js';
 
 /**
  * A spec the caller may attach: well-formed, and for `vm:<name>` a VM the caller owns (an
@@ -25,4 +28,48 @@ export function attachableSpec(ctx: ServiceContext, text: string): AttachmentSpe
     }
   }
   return spec;
+}
+
+/**
+ * A spec the caller may detach: any well-formed one; for a tag-scoped key only one it could
+ * attach (else detaching `auto:all` would take the integration from VMs outside its scope).
+ *
+ * @throws 422 as {@link parseAttachmentSpec}; 403 for a scoped key's spec past its tag.
+ */
+export function detachableSpec(ctx: ServiceContext, text: string): AttachmentSpec {
+  const spec = parseAttachmentSpec(text);
+  if (!withinScope(ctx, spec)) {
+    refuseIfTagScoped(ctx.principal, `detach integrations from ${spec}`);
+  }
+  return spec;
+}
+
+/**
+ * Refuses a tag-scoped key an integration attached past its tag: removing or renaming it would
+ * change what VMs outside the scope see. `what` is the act, e.g. `remove`.
+ *
+ * @throws 403 `... cannot remove integration "x", attached to auto:all: ...`.
+ */
+export function refuseBeyondScope(
+  ctx: ServiceContext,
+  integration: { name: string; attachments: readonly AttachmentSpec[] },
+  what: string,
+): void {
+  const beyond = integration.attachments.find((spec) => !withinScope(ctx, spec));
+  if (beyond === undefined) return;
+  refuseIfTagScoped(
+    ctx.principal,
+    `${what} integration ${quote(integration.name)}, attached to ${beyond}`,
+  );
+}
+
+// Whether `spec` reaches only VMs in the caller's scope: any spec for an unscoped key; for a
+// scoped one `tag:<its tag>`, or `vm:` of a VM it owns that carries the tag. A VM of someone
+// else and a missing one answer alike, so the refusal tells nothing about other VMs.
+function withinScope(ctx: ServiceContext, spec: AttachmentSpec): boolean {
+  const { principal } = ctx;
+  if (principal.tag === null || spec === `tag:${principal.tag}`) return true;
+  if (!spec.startsWith('vm:')) return false;
+  const vm = ctx.deps.store.getVmByName(spec.slice(3));
+  return vm !== undefined && vm.accountId === principal.accountId && isInTagScope(principal, vm);
 }

@@ -1,5 +1,5 @@
 import { json, type ServiceCommand } from '../shared/command.js';
-import { parseAttachmentSpec } from '../../rules/integrations.js';
+import { detachableSpec } from './attach-spec.js';
 import { findIntegration, integrationView } from './view.js';
 
 /**
@@ -20,7 +20,7 @@ export const integrationsDetachCommand: ServiceCommand = {
   async run(ctx, input) {
     const [name = '', specText = ''] = input.args;
     const integration = findIntegration(ctx, name);
-    const spec = parseAttachmentSpec(specText);
+    const spec = detachableSpec(ctx, specText);
     return json(integrationView(ctx.deps.store.detachIntegration(integration.id, spec)));
   },
 };

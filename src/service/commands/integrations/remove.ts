@@ -1,4 +1,5 @@
 import { json, type ServiceCommand } from '../shared/command.js';
+import { refuseBeyondScope } from './attach-spec.js';
 import { findIntegration } from './view.js';
 
 interface RemovedData {
@@ -20,6 +21,7 @@ export const integrationsRemoveCommand: ServiceCommand = {
   mutates: true,
   async run(ctx, input) {
     const integration = findIntegration(ctx, input.args[0] ?? '');
+    refuseBeyondScope(ctx, integration, 'remove');
     const removed = ctx.deps.store.removeIntegration(integration.id);
     const data: RemovedData = { removed: removed.name };
     return json(data);

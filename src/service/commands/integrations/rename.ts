@@ -1,5 +1,6 @@
 import { json, type ServiceCommand } from '../shared/command.js';
 import { checkIntegrationName } from '../../rules/integrations.js';
+import { refuseBeyondScope } from './attach-spec.js';
 import { findIntegration, integrationView } from './view.js';
 
 /**
@@ -20,6 +21,7 @@ export const integrationsRenameCommand: ServiceCommand = {
   async run(ctx, input) {
     const [oldName = '', newName = ''] = input.args;
     const integration = findIntegration(ctx, oldName);
+    refuseBeyondScope(ctx, integration, 'rename');
     const renamed = ctx.deps.store.renameIntegration(integration.id, checkIntegrationName(newName));
     return json(integrationView(renamed));
   },

@@ -233,3 +233,31 @@ test('an unscoped key: --vm with --tag needs the VM to carry the tag', async () 
   const ok = (await fx.run(ada, 'ssh-key generate-api-key --vm build --tag ci')) as ApiKey;
   assert.equal(fx.store.findKeyByFingerprint(ok.fingerprint)?.tag, 'ci');
 });
+
+test('integrations: a scoped key detaches, removes or renames nothing that reaches past its tag', async () => {
+  await fx.run(ada, 'integrations add reflection --name wide --attach auto:all --attach tag:ci');
+  await fx.run(ada, 'integrations add reflection --name narrow --attach tag:ci --attach vm:build');
+  for (const spec of ['auto:all', 'tag:prod', 'vm:prod', 'vm:bob-ci', 'vm:no-such-vm']) {
+    assert.deepEqual(
+      await fx.fail(ci, `integrations detach wide ${spec}`),
+      SCOPE_REFUSAL(`detach integrations from ${spec}`),
+    );
+  }
+  assert.deepEqual(
+    await fx.fail(ci, 'integrations remove wide'),
+    SCOPE_REFUSAL('remove integration "wide", attached to auto:all'),
+  );
+  assert.deepEqual(
+    await fx.fail(ci, 'integrations rename wide wider'),
+    SCOPE_REFUSAL('rename integration "wide", attached to auto:all'),
+  );
+  // Inside its scope it may: the attachments it could have made, and an integration they make up.
+  const detached = (await fx.run(ci, 'integrations detach wide tag:ci')) as {
+    attachments: string[];
+  };
+  assert.deepEqual(detached.attachments, ['auto:all']);
+  await fx.run(ci, 'integrations rename narrow narrower');
+  assert.deepEqual(await fx.run(ci, 'integrations remove narrower'), { removed: 'narrower' });
+  // The unscoped key is not limited.
+  assert.deepEqual(await fx.run(ada, 'integrations remove wide'), { removed: 'wide' });
+});
