@@ -19,6 +19,7 @@ import {
 } from './sandbox-identity.js';
 import { DEFAULT_LIMITS, type DetectedRuntime, type RuntimeChoice } from './types.js';
 import type { InboundListener } from './vm-network.js';
+import { ImageTemplates } from './image-template.js';
 
 const PROBE_TIMEOUT_MS = 10_000;
 const PROBE_DISK_BYTES = 32 * 1024 ** 2;
@@ -102,6 +103,7 @@ export async function detectSandboxMode(
     baseSystem,
     systemFolders: system.folders,
     client,
+    images: new ImageTemplates(tools),
   };
   return { tools, mode, warnings };
 }

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, open, readdir, rename, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_PATH } from './command-env.js';
+import type { ImageTemplates } from './image-template.js';
 import { LAYOUT_MARKER } from './machine-root.js';
 
 /** The image inside a VM's disk folder. */
@@ -27,41 +28,24 @@ const FILL_SCRIPT =
   'mount -o loop,nodev "$1" "$2" && cp -a "$3"/. "$2"/ && chown -R -h "$4:$4" "$2" && umount "$2"';
 
 /**
- * Makes the image of `sizeBytes`, its root folder owned by `owner` (the VM's root). Lazy
- * initialisation keeps it sparse: a fresh 10 GiB disk costs a few MiB on the host. A folder
- * disk of an older exectl (files beside no image) is copied into the new image, then removed.
+ * Makes the image of `sizeBytes` from `images` (`scratch`: a path of the server's for the first
+ * image of a size). Lazy initialisation keeps it sparse: a fresh 10 GiB disk costs a few
+ * hundred KiB on the host. A folder disk of an older exectl (files beside no image) is copied
+ * into the new image, its files given to the VM's root (`owner`), then removed.
  */
 export async function createImage(
   tools: DiskTools,
+  images: ImageTemplates,
   diskDir: string,
   sizeBytes: number,
   owner: number,
+  scratch: string,
 ): Promise<void> {
   const image = join(diskDir, IMAGE_NAME);
-  const handle = await open(image, 'wx', 0o600);
-  try {
-    await handle.truncate(sizeBytes);
-  } finally {
-    await handle.close();
-  }
   const ours = new Set([IMAGE_NAME, 'id-range', LAYOUT_MARKER]);
   const legacy = (await readdir(diskDir)).filter((n) => !ours.has(n));
+  await images.makeImage(image, sizeBytes, scratch);
   try {
-    await run(tools.mkfs, [
-      '-q',
-      '-F',
-      '-t',
-      'ext4',
-      '-m',
-      '0',
-      // No blocks reserved for growing while mounted: `resize` grows the image stopped, and a
-      // fresh 10 GiB disk then costs about 250 KiB of the host's disk instead of 4 MiB.
-      '-O',
-      '^resize_inode',
-      '-E',
-      `lazy_itable_init=1,lazy_journal_init=1,root_owner=${owner}:${owner}`,
-      image,
-    ]);
     // Old files are the VM's home, at the image's top until the first boot moves them into the
     // root file system; a fresh image has its layers made there at once (machine-root.ts).
     if (legacy.length > 0) await fillFromFolder(tools, diskDir, legacy, owner);

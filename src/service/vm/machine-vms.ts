@@ -28,17 +28,19 @@ function effectiveLimits(host: MachineHost, vm: VmSpec): VmLimits {
 export async function createMachineDisk(host: MachineHost, vm: VmSpec): Promise<void> {
   await createDisk(vm.diskDir);
   const base = await idBaseOf(vm.diskDir, host.registry);
+  await makeImage(host, vm, base);
+}
+
+function makeImage(host: MachineHost, vm: VmSpec, base: number): Promise<void> {
   const size = (vm.limits ?? DEFAULT_LIMITS).diskBytes ?? DEFAULT_LIMITS.diskBytes!;
-  await createImage(host.tools, vm.diskDir, size, base);
+  const scratch = join(host.runDir, `template-${size}.img`);
+  return createImage(host.tools, host.images, vm.diskDir, size, base, scratch);
 }
 
 /** Boots the VM (its image made first for a disk of an older exectl). */
 export async function bootMachine(host: MachineHost, vm: VmSpec): Promise<MachineInit> {
   const base = await idBaseOf(vm.diskDir, host.registry);
-  if (!(await hasImage(vm.diskDir))) {
-    const size = (vm.limits ?? DEFAULT_LIMITS).diskBytes ?? DEFAULT_LIMITS.diskBytes!;
-    await createImage(host.tools, vm.diskDir, size, base);
-  }
+  if (!(await hasImage(vm.diskDir))) await makeImage(host, vm, base);
   const name = `vm-${base.toString(16)}`;
   const vmRun = join(host.runDir, name);
   const mountPoint = join(vmRun, 'disk');

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { ClientMounts } from './base-system.js';
 import type { CgroupHost } from './cgroups.js';
 import type { DiskTools } from './disk-image.js';
+import type { ImageTemplates } from './image-template.js';
 import { findExecutable } from './executables.js';
 import type { InboundListener, NetworkTools } from './vm-network.js';
 
@@ -48,6 +49,8 @@ export interface MachineHost {
   systemFolders: readonly string[];
   /** The exectl client, shown read-only inside every VM. */
   client: ClientMounts;
+  /** Makes every fresh disk image (one mkfs per size). */
+  images: ImageTemplates;
 }
 
 const BWRAP_TOOLS = ['bwrap', 'nsenter', 'setpriv', 'unshare'] as const;

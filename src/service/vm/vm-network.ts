@@ -1,7 +1,8 @@
 // A VM's own network (SPEC §4): the sandbox has a network namespace of its own; slirp4netns
 // gives it outbound NAT with the host's loopback cut off, and socat relays put exactly the
 // server's own listeners inside it, at their host addresses, and carry the VM proxy's
-// connections to a port of the VM. Every helper is a child of the server that dies with it.
+// connections to a port of the VM. The launcher starts slirp4netns and the inbound relays
+// (machine-launcher.ts); this follows them and starts the proxy's relays.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chown, mkdir, readFile, stat } from 'node:fs/promises';
 import type { Socket } from 'node:net';
@@ -9,6 +10,7 @@ import type { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_PATH } from './command-env.js';
+import type { RelayPair } from './machine-launcher.js';
 
 /** The tools a VM's network needs. */
 export interface NetworkTools {
@@ -27,55 +29,56 @@ export interface InboundListener {
 
 const READY_TIMEOUT_MS = 10_000;
 
-// $1 setpriv, $2 socat, then pairs of addresses: all but the last pair in the background, the
-// last one in place of the shell. Our words only.
-const RELAYS_SCRIPT = [
-  'setpriv=$1 socat=$2',
-  'shift 2',
-  'while [ $# -gt 2 ]; do "$setpriv" --pdeathsig=SIGKILL -- "$socat" "$1" "$2" & shift 2; done',
-  'exec "$setpriv" --pdeathsig=SIGKILL -- "$socat" "$1" "$2"',
-].join('; ');
+/** The relays that show the server's listeners inside a VM (the launcher starts them). */
+export function inboundRelays(inbound: readonly InboundListener[]): RelayPair[] {
+  return inbound.map((listener) => {
+    const bind = listener.host.includes(':') ? `TCP6-LISTEN` : 'TCP4-LISTEN';
+    const address = listener.host.includes(':') ? `[${listener.host}]` : listener.host;
+    return [
+      `${bind}:${listener.port},bind=${address},fork,reuseaddr`,
+      `UNIX-CONNECT:${listener.socketPath}`,
+    ];
+  });
+}
 
-/** The running network helpers of one VM. */
+/** The server's ends of the pipes to the slirp4netns the launcher started. */
+export interface SlirpPipes {
+  /** Says something once the network is configured; ends early when slirp4netns ends. */
+  ready: Readable;
+  /** slirp4netns exits once this closes. */
+  exit: Socket;
+  errors: Readable;
+}
+
+/**
+ * The network of one VM: slirp4netns and the inbound relays, which the launcher starts
+ * (machine-launcher.ts), and the relays the VM proxy asks for, which this starts.
+ */
 export class VmNetwork {
   private readonly helpers: ChildProcess[] = [];
   private readonly relays = new Map<number, Promise<string>>();
+  private slirp: SlirpPipes | undefined;
+  private netPid = 0;
 
   constructor(
     private readonly tools: NetworkTools,
-    /**
-     * A process in the VM's network namespace: the launcher's holder while the VM boots (the
-     * network starts before the VM's init exists), then the init ({@link follow}).
-     */
-    private netPid: number,
     /** A folder only the server reaches, for this VM's relay sockets. */
     private readonly runDir: string,
-    /**
-     * The host id the relays run as: the VM's own root id, which no other host process has
-     * (the VM's own processes, in another pid namespace, cannot even name them). Not
-     * `nobody`, which any host daemon may run as and could attach to a relay with ptrace.
-     */
+    /** The host id the relays run as: the VM's own root id (see machine-launcher.ts). */
     private readonly relayId: number,
   ) {}
 
   /**
-   * Starts slirp4netns and the inbound relays together (each start costs the server a fork);
-   * resolves once the VM's network is up.
+   * Follows the network the launcher started in the namespaces of `holderPid` (the network
+   * starts before the VM's init exists; {@link follow} names the init later); resolves once
+   * slirp4netns is ready and every inbound port listens: a VM's first command may well call
+   * the server.
    */
-  async start(inbound: readonly InboundListener[]): Promise<void> {
-    const slirp = this.startSlirp();
-    const pairs = inbound.flatMap((listener) => {
-      const bind = listener.host.includes(':') ? `TCP6-LISTEN` : 'TCP4-LISTEN';
-      const address = listener.host.includes(':') ? `[${listener.host}]` : listener.host;
-      return [
-        `${bind}:${listener.port},bind=${address},fork,reuseaddr`,
-        `UNIX-CONNECT:${listener.socketPath}`,
-      ];
-    });
-    if (pairs.length > 0) this.spawnRelay(pairs);
-    await slirp;
-    // A VM's first command may well call the server: the relays must be listening by then.
-    await this.listening(inbound.map((listener) => listener.port));
+  async attach(holderPid: number, slirp: SlirpPipes, inboundPorts: readonly number[]) {
+    this.netPid = holderPid;
+    this.slirp = slirp;
+    await slirpReady(slirp);
+    await this.listening(inboundPorts);
   }
 
   /** Waits until every port is a listening socket in the VM's network namespace. */
@@ -113,8 +116,9 @@ export class VmNetwork {
     this.netPid = pid;
   }
 
-  /** Ends every helper. */
+  /** Ends every helper (the inbound relays end with the VM's bwrap, their parent). */
   stop(): void {
+    this.slirp?.exit.destroy();
     for (const helper of this.helpers) helper.kill('SIGKILL');
     this.helpers.length = 0;
     this.relays.clear();
@@ -142,11 +146,9 @@ export class VmNetwork {
     return path;
   }
 
-  // One relay per pair of socat addresses, in one process tree: it joins only the VM's network
-  // namespace, as the relay id. Every socat dies with its parent (PDEATHSIG, which setpriv sets
-  // after changing ids): the last one is the spawned process itself, which dies with the server
-  // or `stop`, and each other one is its child.
-  private spawnRelay(addresses: string[]): void {
+  // A relay for the proxy: it joins only the VM's network namespace, as the relay id, and dies
+  // with the server (PDEATHSIG, which setpriv sets after changing ids) or at `stop`.
+  private spawnRelay([listen, connect]: RelayPair): void {
     const who = [`--reuid=${this.relayId}`, `--regid=${this.relayId}`, '--clear-groups'];
     const child = spawn(
       this.tools.nsenter,
@@ -156,69 +158,39 @@ export class VmNetwork {
         this.tools.setpriv,
         ...who,
         '--no-new-privs',
+        '--pdeathsig=SIGKILL',
         '--',
-        '/bin/sh',
-        '-c',
-        RELAYS_SCRIPT,
-        'relays',
-        this.tools.setpriv,
         this.tools.socat,
-        ...addresses,
+        listen,
+        connect,
       ],
       { env: { PATH: DEFAULT_PATH }, stdio: 'ignore', detached: true },
     );
     child.unref();
     this.helpers.push(child);
   }
+}
 
-  private startSlirp(): Promise<void> {
-    // fd 3: slirp4netns says "1" once the tap device is configured; fd 4: it exits when the
-    // server closes this pipe or dies.
-    const child = spawn(
-      this.tools.slirp4netns,
-      [
-        '--configure',
-        '--mtu=65520',
-        '--disable-host-loopback',
-        '--enable-sandbox',
-        '--enable-seccomp',
-        '--ready-fd=3',
-        '--exit-fd=4',
-        String(this.netPid),
-        'tap0',
-      ],
-      {
-        env: { PATH: DEFAULT_PATH },
-        stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
-        detached: true,
-      },
-    );
-    this.helpers.push(child);
-    child.unref();
-    const ready = child.stdio[3] as Readable;
-    const errors = child.stdio[2] as Readable;
-    let stderr = '';
-    errors.on('data', (c: Buffer) => (stderr.length < 2048 ? (stderr += c.toString()) : undefined));
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => fail('no answer'), READY_TIMEOUT_MS);
-      const fail = (why: string) => {
-        clearTimeout(timer);
-        child.kill('SIGKILL');
-        reject(
-          new Error(
-            `the network of the VM did not start: ${stderr.trim().split('\n').at(-1) || why}`,
-          ),
-        );
-      };
-      ready.once('data', () => {
-        clearTimeout(timer);
-        for (const stream of [ready, errors, child.stdio[4]]) (stream as Socket).unref();
-        errors.resume();
-        resolve();
-      });
-      child.once('exit', (code) => fail(`slirp4netns ended with exit code ${code}`));
-    });
-  }
+// Resolves once slirp4netns says the VM's network is configured; rejects with its last message
+// when it ends first (its pipe closes) or says nothing in time.
+function slirpReady({ ready, errors }: SlirpPipes): Promise<void> {
+  let stderr = '';
+  errors.on('data', (c: Buffer) => (stderr.length < 2048 ? (stderr += c.toString()) : undefined));
+  return new Promise((resolve, reject) => {
+    const settle = (why?: string) => {
+      clearTimeout(timer);
+      ready.removeAllListeners('data').removeAllListeners('end');
+      for (const stream of [ready, errors]) (stream as Socket).unref();
+      errors.resume();
+      if (why === undefined) return resolve();
+      const last = stderr.trim().split('\n').at(-1);
+      reject(new Error(`the network of the VM did not start: ${last || why}`));
+    };
+    const timer = setTimeout(() => settle('no answer'), READY_TIMEOUT_MS);
+    ready.once('data', () => settle());
+    ready.once('end', () => settle('slirp4netns ended'));
+    ready.on('error', () => settle('slirp4netns ended'));
+  });
 }
 
 /**

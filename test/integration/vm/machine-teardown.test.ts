@@ -1,0 +1,116 @@
+// What a machine VM leaves on the host when it stops (as root, as CI runs the tests): its
+// network helpers (slirp4netns and the relays the launcher starts) end with it, and its disk
+// image is detached from its loop device. A helper left in the launcher's mount namespace
+// would keep the image mounted: a restart would then mount one ext4 image twice.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createRuntime } from '../../../src/service/vm/create-runtime.js';
+import { detectSandboxMode } from '../../../src/service/vm/detect.js';
+import type { VmRuntime, VmSpec } from '../../../src/service/vm/index.js';
+import { hostPidsWith, newRunDir } from './fixture.js';
+
+describe('a machine VM leaves no helper running and no image attached once stopped', () => {
+  let runtime: VmRuntime;
+  let server: Server;
+  let dataDir: string;
+  const vm = (): VmSpec => ({ name: 'teardown', diskDir: join(dataDir, 'teardown'), env: {} });
+
+  before(async () => {
+    const runDir = newRunDir();
+    dataDir = mkdtempSync(join(tmpdir(), 'exectl-teardown-'));
+    const socketPath = join(runDir, 'http.sock');
+    server = createServer((socket) => socket.end('pong\n'));
+    // As the server's listeners do: the relays run as each VM's own id.
+    await new Promise<void>((done) =>
+      server.listen({ path: socketPath, readableAll: true, writableAll: true }, done),
+    );
+    const inbound = [{ host: '127.0.0.1', port: 7070, socketPath }];
+    const found = await detectSandboxMode({ runDir, inbound: () => inbound });
+    if ('problem' in found) throw new Error(found.problem);
+    assert.equal(found.mode.kind, 'machine', 'these tests run as root');
+    runtime = createRuntime('bwrap', found.mode);
+  });
+  after(async () => {
+    await runtime.shutdown();
+    await new Promise((done) => server.close(done));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('restart ends the old helpers and loop device; rm ends all of them', async () => {
+    await runtime.create(vm());
+    const image = resolve(vm().diskDir, 'disk.img');
+    // The relay carries a connection from inside the VM to the server's socket.
+    const call =
+      "python3 -c \"import socket; print(socket.create_connection(('127.0.0.1', 7070)).recv(9).decode(), end='')\"";
+    assert.equal(await output(runtime, vm(), call), 'pong\n');
+    const first = await helpersOf(vm().name);
+    assert.deepEqual(first.map((h) => h.name).sort(), ['slirp4netns', 'socat']);
+    assert.equal((await loopsBacking(image)).length, 1);
+
+    await runtime.restart(vm());
+    assert.equal(await output(runtime, vm(), call), 'pong\n');
+    await until(async () => first.every((h) => !alive(h.pid)));
+    const second = await helpersOf(vm().name);
+    assert.deepEqual(second.map((h) => h.name).sort(), ['slirp4netns', 'socat']);
+    await until(async () => (await loopsBacking(image)).length === 1);
+
+    await runtime.remove(vm());
+    await until(async () => second.every((h) => !alive(h.pid)));
+    await until(async () => (await loopsBacking(image)).length === 0);
+  });
+});
+
+async function output(runtime: VmRuntime, vm: VmSpec, command: string): Promise<string> {
+  let text = '';
+  const result = await runtime.exec(vm, command, { onOutput: (c) => void (text += c) });
+  assert.equal(result.exitCode, 0, text);
+  return text;
+}
+
+/** The network helpers of the VM named `name`: children of its launcher (now its bwrap). */
+async function helpersOf(name: string): Promise<{ pid: number; name: string }[]> {
+  const [launcher] = await hostPidsWith(`--hostname ${name} `);
+  assert.ok(launcher !== undefined, `no bwrap runs for ${name}`);
+  const helpers = [];
+  for (const pid of (await readdir('/proc')).filter((n) => /^\d+$/.test(n))) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    const [state, parent] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(parent) !== launcher || state === 'Z') continue;
+    const comm = (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim();
+    if (comm === 'socat' || comm === 'slirp4netns') helpers.push({ pid: Number(pid), name: comm });
+  }
+  return helpers;
+}
+
+/** False once the process has ended (a zombie has ended: only its parent's bookkeeping is left). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** The loop devices whose backing file is `image` (deleted or not). */
+async function loopsBacking(image: string): Promise<string[]> {
+  const devices = (await readdir('/sys/block')).filter((n) => n.startsWith('loop'));
+  const backing = await Promise.all(
+    devices.map((d) => readFile(`/sys/block/${d}/loop/backing_file`, 'utf8').catch(() => '')),
+  );
+  return devices.filter((_, i) => backing[i]!.trim().replace(/ \(deleted\)$/, '') === image);
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    assert.ok(Date.now() < deadline, `still not so after ${timeoutMs} ms: ${check.toString()}`);
+    await sleep(20);
+  }
+}
