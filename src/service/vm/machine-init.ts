@@ -83,7 +83,6 @@ export async function startMachineInit(
       ...machineBwrapArgs(boot.hostname, join(boot.vmRunDir, 'root'), clientMountArgs(boot.client)),
     ],
   );
-  (globalThis as any).__mark?.('launcher spawn'); //TMP
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd: '/',
     env: { PATH: DEFAULT_PATH },
@@ -100,13 +99,8 @@ export async function startMachineInit(
     errors: pipe(LAUNCHER_FD.slirpErrors),
   };
   const inboundPorts = boot.inbound.map((listener) => listener.port);
-  const networkUp = holderPid(pipe(LAUNCHER_FD.holder)).then(
-    (pid) => {
-      (globalThis as any).__mark?.('holder pid');
-      return network
-        .attach(pid, slirp, inboundPorts)
-        .then(() => (globalThis as any).__mark?.('network up'));
-    }, //TMP
+  const networkUp = holderPid(pipe(LAUNCHER_FD.holder)).then((pid) =>
+    network.attach(pid, slirp, inboundPorts),
   );
   // Awaited below; a launcher that fails early rejects it before anything awaits it.
   networkUp.catch(() => {});
@@ -118,7 +112,6 @@ export async function startMachineInit(
     network.stop();
     throw err;
   }
-  (globalThis as any).__mark?.('init ready'); //TMP
   const machine: MachineInit = {
     ...init,
     launcherPid: child.pid!,
