@@ -99,8 +99,8 @@ export async function startMachineInit(
     errors: pipe(LAUNCHER_FD.slirpErrors),
   };
   const inboundPorts = boot.inbound.map((listener) => listener.port);
-  const networkUp = holderPid(pipe(LAUNCHER_FD.holder)).then((pid) =>
-    network.attach(pid, slirp, inboundPorts),
+  const networkUp = launchedPids(pipe(LAUNCHER_FD.launched)).then(([holder, ...relays]) =>
+    network.attach(holder!, relays, slirp, inboundPorts),
   );
   // Awaited below; a launcher that fails early rejects it before anything awaits it.
   networkUp.catch(() => {});
@@ -136,14 +136,15 @@ export async function startMachineInit(
   return machine;
 }
 
-// The pid the launcher writes once the VM's namespaces exist; rejects when it ends first.
-function holderPid(stream: Readable): Promise<number> {
+// The pids the launcher writes once the VM's namespaces exist (the holder's, then the relays');
+// rejects when it ends first.
+function launchedPids(stream: Readable): Promise<number[]> {
   return new Promise((resolve, reject) => {
     let text = '';
     stream.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
     stream.on('end', () => {
-      const pid = Number(text.trim());
-      if (Number.isInteger(pid) && pid > 1) resolve(pid);
+      const pids = text.trim().split(' ').map(Number);
+      if (pids.every((pid) => Number.isInteger(pid) && pid > 1)) resolve(pids);
       else reject(new Error('the VM did not start'));
     });
     stream.on('error', reject);

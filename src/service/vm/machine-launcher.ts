@@ -11,8 +11,11 @@ const HOLDER_SECONDS = 60;
 
 /** The launcher's pipes to the server, by fd number inside it (fd 3 is bwrap's info fd). */
 export const LAUNCHER_FD = {
-  /** The launcher writes the holder's pid here once the VM's namespaces exist, then closes it. */
-  holder: 4,
+  /**
+   * Once the VM's namespaces exist and its relays started, the launcher writes here the
+   * holder's pid, then the relays' pids, and closes it.
+   */
+  launched: 4,
   /** slirp4netns writes here once the VM's network is configured. */
   slirpReady: 5,
   /** slirp4netns exits once the server's end of this pipe closes (stop, or the server's death). */
@@ -40,8 +43,9 @@ const NO_PIPES = '</dev/null >/dev/null 2>&1 3>&- 4>&- 5>&- 6>&- 7>&-';
 //    and could ptrace a relay with) and dies with its parent, this process, which becomes the
 //    VM's bwrap: the relays end with the VM. Both stay in the server's cgroups and its mount
 //    namespace: none of them may hold the VM's disk mounted once the VM has stopped;
-// 3. it tells the server the holder's pid (the server waits for the relays to listen there),
-//    and joins the VM's cgroups;
+// 3. it tells the server the holder's pid (the server waits for the relays to listen there)
+//    and the relays' (a launcher that dies before a relay has asked for PDEATHSIG leaves that
+//    relay running: the server ends it), and joins the VM's cgroups;
 // 4. in a mount namespace of its own, perl (machine-root.ts) mounts the image on the mount
 //    point (a folder of the server's run folder, which the VM's ids may traverse) and the VM's
 //    root file system at <run folder>/root, then execs the command that runs bwrap.
@@ -58,13 +62,14 @@ const LAUNCH_SCRIPT = [
     `--ready-fd=${LAUNCHER_FD.slirpReady} --exit-fd=${LAUNCHER_FD.slirpExit} $holder tap0`,
     `</dev/null >/dev/null 2>&${LAUNCHER_FD.slirpErrors} 3>&- 4>&- &`,
   ].join(' '),
+  'pids=$holder',
   'while [ "$relays" -gt 0 ]; do',
   '  "$nsenter" --target=$holder --net -- "$setpriv" --reuid=$base --regid=$base --clear-groups \\',
   `    --no-new-privs --pdeathsig=SIGKILL -- "$socat" "$1" "$2" ${NO_PIPES} &`,
-  '  shift 2; relays=$((relays - 1))',
+  '  pids="$pids $!"; shift 2; relays=$((relays - 1))',
   'done',
   'exec 5>&- 6>&- 7>&-',
-  'echo $holder >&4; exec 4>&-',
+  'echo $pids >&4; exec 4>&-',
   'cgroups=$1; shift',
   'while [ "$cgroups" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; cgroups=$((cgroups - 1)); done',
   'exec "$unshare" --mount --propagation private -- "$perl" -e "$ROOT_PERL" \\',

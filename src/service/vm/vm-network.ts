@@ -4,6 +4,7 @@
 // connections to a port of the VM. The launcher starts slirp4netns and the inbound relays
 // (machine-launcher.ts); this follows them and starts the proxy's relays.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { chown, mkdir, readFile, stat } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
@@ -58,6 +59,7 @@ export class VmNetwork {
   private readonly helpers: ChildProcess[] = [];
   private readonly relays = new Map<number, Promise<string>>();
   private slirp: SlirpPipes | undefined;
+  private inboundRelayPids: readonly number[] = [];
   private netPid = 0;
 
   constructor(
@@ -74,8 +76,14 @@ export class VmNetwork {
    * slirp4netns is ready and every inbound port listens: a VM's first command may well call
    * the server.
    */
-  async attach(holderPid: number, slirp: SlirpPipes, inboundPorts: readonly number[]) {
+  async attach(
+    holderPid: number,
+    relayPids: readonly number[],
+    slirp: SlirpPipes,
+    inboundPorts: readonly number[],
+  ) {
     this.netPid = holderPid;
+    this.inboundRelayPids = relayPids;
     this.slirp = slirp;
     await slirpReady(slirp);
     await this.listening(inboundPorts);
@@ -116,8 +124,17 @@ export class VmNetwork {
     this.netPid = pid;
   }
 
-  /** Ends every helper (the inbound relays end with the VM's bwrap, their parent). */
+  /**
+   * Ends every helper. The inbound relays end with the VM's bwrap, their parent, unless it
+   * died before they asked for that: those end here. A pid is signalled only while it runs as
+   * the relay id, which no host process but this VM's relays has (its own processes, gone by
+   * now, aside): never a process that took a dead relay's pid.
+   */
   stop(): void {
+    for (const pid of this.inboundRelayPids) {
+      if (realUid(pid) === this.relayId) process.kill(pid, 'SIGKILL');
+    }
+    this.inboundRelayPids = [];
     this.slirp?.exit.destroy();
     for (const helper of this.helpers) helper.kill('SIGKILL');
     this.helpers.length = 0;
@@ -191,6 +208,15 @@ function slirpReady({ ready, errors }: SlirpPipes): Promise<void> {
     ready.once('end', () => settle('slirp4netns ended'));
     ready.on('error', () => settle('slirp4netns ended'));
   });
+}
+
+// The real uid of a process, or undefined once it is gone.
+function realUid(pid: number): number | undefined {
+  try {
+    return Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { open, readdir, readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -19,12 +19,13 @@ describe('a machine VM leaves no helper running and no image attached once stopp
   let runtime: VmRuntime;
   let server: Server;
   let dataDir: string;
+  let socketPath: string;
   const vm = (): VmSpec => ({ name: 'teardown', diskDir: join(dataDir, 'teardown'), env: {} });
 
   before(async () => {
     const runDir = newRunDir();
     dataDir = mkdtempSync(join(tmpdir(), 'exectl-teardown-'));
-    const socketPath = join(runDir, 'http.sock');
+    socketPath = join(runDir, 'http.sock');
     server = createServer((socket) => socket.end('pong\n'));
     // As the server's listeners do: the relays run as each VM's own id.
     await new Promise<void>((done) =>
@@ -63,6 +64,19 @@ describe('a machine VM leaves no helper running and no image attached once stopp
     await runtime.remove(vm());
     await until(async () => second.every((h) => !alive(h.pid)));
     await until(async () => (await loopsBacking(image)).length === 0);
+  });
+
+  // The launcher starts the relays, then mounts the disk: when that fails, it ends before its
+  // relays may have asked to die with it.
+  test('a boot that fails once the network is up leaves no relay running', async () => {
+    const broken: VmSpec = { name: 'broken', diskDir: join(dataDir, 'broken'), env: {} };
+    await runtime.create(broken);
+    const image = await open(join(broken.diskDir, 'disk.img'), 'r+');
+    await image.write(Buffer.alloc(64 * 1024), 0, 64 * 1024, 0);
+    await image.close();
+    await assert.rejects(runtime.exec(broken, 'true'), /could not start the sandbox/);
+    await until(async () => (await hostPidsWith(socketPath)).length === 0);
+    await runtime.remove(broken);
   });
 });
 
