@@ -4,7 +4,8 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { killSession } from './kill-tree.js';
-import { sendPayload, type CommandLaunch } from './run-command.js';
+import type { CommandLaunch } from './run-command.js';
+import { sendPayload } from './payload-gate.js';
 import {
   parseShellReport,
   ptySize,
@@ -65,7 +66,7 @@ function runShell(
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe', 'pipe', launch.payload === undefined ? 'ignore' : 'pipe'],
   });
-  sendPayload(child, launch.payload);
+  const gate = sendPayload(child, launch);
   const input = options.input as Readable;
   const output = options.output as Writable;
   const stdin = child.stdin!;
@@ -77,6 +78,7 @@ function runShell(
     let killed: Promise<void> = Promise.resolve();
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let launcherErrors = '';
+    void gate.then((why) => (launcherErrors += why ?? ''));
     let reported = '';
     let reportSeen = false;
 
