@@ -1,8 +1,10 @@
 // The package as a library (SPEC §10), in process: startServer, Client, faults, mint, reset,
 // export and stop — against real loopback listeners, a real SQLite file and real VM processes.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client, ExecError, decode, startServer, type RunningServer } from '../../../src/index.js';
@@ -213,6 +215,20 @@ function processesRunning(argv: readonly string[]): number[] {
     .map(Number);
 }
 
+test('a second server on the data folder of a running one is refused, in one process too', async () => {
+  const first = await startServer();
+  try {
+    await assert.rejects(startServer({ data: first.dataDir }), {
+      code: 'cannot_start',
+      message: `data folder ${first.dataDir} is in use by pid ${process.pid}`,
+    });
+    const client = new Client({ url: first.url, token: await first.mint() });
+    assert.deepEqual(await client.exec('ls'), { vms: [] });
+  } finally {
+    await first.stop();
+  }
+});
+
 test('stop leaves no process, port or folder behind', async () => {
   const server = await startServer();
   const client = new Client({ url: server.url, token: await server.mint() });
@@ -222,7 +238,12 @@ test('stop leaves no process, port or folder behind', async () => {
   await client.ssh('web', ['sh', '-c', `${sleeper.join(' ')} >/dev/null 2>&1 &`]);
   assert.equal(processesRunning(sleeper).length, 1, 'the background process runs');
   const urls = [server.url, server.reflectionUrl, `http://127.0.0.1:${server.sshPort}`];
-  const folders = [server.dataDir, join(server.ownerKey.privateKeyPath, '..')];
+  // The VMs' run folder (sockets, the client's bin) lives in the temporary folder, named by a
+  // hash of the data folder (src/service/vm/machines.ts): there while the server runs.
+  const hash = createHash('sha256').update(server.dataDir).digest('hex').slice(0, 16);
+  const runDir = join(tmpdir(), `exectl-run-${hash}`);
+  assert.ok(existsSync(runDir), runDir);
+  const folders = [server.dataDir, join(server.ownerKey.privateKeyPath, '..'), runDir];
 
   await server.stop();
   assert.deepEqual(processesRunning(sleeper), []);
