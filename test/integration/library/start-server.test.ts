@@ -175,6 +175,16 @@ describe('one server', () => {
     });
   });
 
+  test('a command that is no command path (a typo would never fail a call) is refused at add', () => {
+    for (const command of ['whoam', 'ssh-key', 'ssh web', '']) {
+      assert.throws(() => server.faults.add({ command, status: 503 }), {
+        message: `fault command "${command}" is not a command path (such as "whoami" or "ssh-key list") or "*"`,
+      });
+    }
+    server.faults.add({ command: 'ssh-key list', status: 503, times: 1 });
+    server.faults.clear();
+  });
+
   test('export gives the state as a seed document', () => {
     const seed = server.export();
     const owner = seed.accounts[0] as { email: string; vms: { name: string }[] };
