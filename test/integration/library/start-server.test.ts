@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client, ExecError, decode, startServer, type RunningServer } from '../../../src/index.js';
+import { createTempDir } from '../../helpers/tmp.js';
 
 /** Whether something accepts TCP connections at `url`'s port. */
 function listening(url: string): Promise<boolean> {
@@ -224,6 +225,50 @@ function processesRunning(argv: readonly string[]): number[] {
     })
     .map(Number);
 }
+
+/** `whoami`'s email for a token of `server.mint()`. */
+async function mintedEmail(server: RunningServer): Promise<string> {
+  const client = new Client({ url: server.url, token: await server.mint() });
+  return ((await client.exec('whoami')) as { email: string }).email;
+}
+
+test('mint works whatever the folder holds: with a seed, and on a kept folder started again', async () => {
+  const seeded = await startServer({
+    owner: 'ada@example.com',
+    seed: { accounts: [{ email: 'bob@example.com', vms: [{ name: 'from-seed' }] }] },
+  });
+  try {
+    assert.equal(await mintedEmail(seeded), 'ada@example.com');
+    assert.deepEqual(
+      seeded.export().accounts.map((a) => (a as { email: string }).email),
+      ['bob@example.com', 'ada@example.com'],
+    );
+  } finally {
+    await seeded.stop();
+  }
+
+  const dir = await createTempDir('lib-kept');
+  try {
+    const data = dir.join('data');
+    const first = await startServer({ data });
+    await new Client({ url: first.url, token: await first.mint() }).exec('new --name kept');
+    await first.stop();
+    // A new start makes a new key pair: the owner account gets it beside the first one.
+    const again = await startServer({ data });
+    try {
+      assert.equal(await mintedEmail(again), 'owner@localhost');
+      const client = new Client({ url: again.url, token: await again.mint() });
+      assert.deepEqual(
+        ((await client.exec('ls')) as { vms: { vm_name: string }[] }).vms.map((v) => v.vm_name),
+        ['kept'],
+      );
+    } finally {
+      await again.stop();
+    }
+  } finally {
+    await dir.remove();
+  }
+});
 
 test('a second server on the data folder of a running one is refused, in one process too', async () => {
   const first = await startServer();
