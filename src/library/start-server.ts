@@ -72,7 +72,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     const faults = new FaultTable();
     let config = serviceConfigFor(options, dataDir, faults);
     const start = async (): Promise<RunningService> => {
-      const service = await createService(config);
+      const service = await createService(config, { holdReady: true });
       try {
         const { store, machines, endpoints } = service;
         if (seed !== undefined) {
@@ -82,6 +82,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         // At every start, not only on an empty folder as `exectl serve` does: `mint` signs
         // with this key, which a seed (or a kept folder's earlier key pair) would leave out.
         ensureAccount(store, owner, ownerKeys);
+        service.markReady();
         return service;
       } catch (err) {
         await service.close();
