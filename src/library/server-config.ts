@@ -23,7 +23,10 @@ export interface StartServerOptions {
   data?: string;
   /** Default `localhost`. */
   domain?: string;
-  /** The owner account made on an empty data folder. Default `owner@localhost`. */
+  /**
+   * The owner account, made at each start if missing and given the owner key if it lacks it
+   * (beside a seed's accounts). Default `owner@localhost`.
+   */
   owner?: string;
   /** The owner's private key file (unencrypted). Default: a new ed25519 pair. */
   ownerKey?: string;

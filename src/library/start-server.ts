@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { COMMAND_CATALOG } from '../command-catalog.js';
 import { ExectlError } from '../errors.js';
 import { fsCause } from '../fs-cause.js';
-import { bootstrapOwner } from '../service/accounts.js';
+import { ensureAccount } from '../service/accounts.js';
 import type { ServiceConfig } from '../service/config.js';
 import { FaultTable, type FaultSpec } from '../service/dispatch/faults.js';
 import { createService, type RunningService } from '../service/index.js';
@@ -66,18 +66,23 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     makePrivateFolder(dataDir);
     const key = await ownerKey(options.ownerKey, scratch);
     const owner = options.owner ?? 'owner@localhost';
-    const ownerKeys = [key.publicKey, ...(options.authorizedKeys ?? [])].map(parseRegistrableKey);
+    const ownerKeys = [key.publicKey, ...(options.authorizedKeys ?? [])].map((line) => ({
+      key: parseRegistrableKey(line),
+    }));
     const faults = new FaultTable();
     let config = serviceConfigFor(options, dataDir, faults);
     const start = async (): Promise<RunningService> => {
-      const service = await createService(config);
+      const service = await createService(config, { holdReady: true });
       try {
         const { store, machines, endpoints } = service;
         if (seed !== undefined) {
           const target = { store, machines, endpoints, log: config.log };
           await applySeed(seed, target, new AbortController().signal);
         }
-        bootstrapOwner(store, owner, ownerKeys);
+        // At every start, not only on an empty folder as `exectl serve` does: `mint` signs
+        // with this key, which a seed (or a kept folder's earlier key pair) would leave out.
+        ensureAccount(store, owner, ownerKeys);
+        service.markReady();
         return service;
       } catch (err) {
         await service.close();

@@ -58,8 +58,23 @@ export interface RunningService {
   machines: RunningVmMachines;
   /** SHA256 fingerprint of the SSH host key, or null when SSH is off. */
   sshHostKeyFingerprint: string | null;
+  /**
+   * From now on GET /healthz answers 200 (with `holdReady`; else it does once every listener
+   * is up).
+   */
+  markReady(): void;
   /** Stops accepting, ends running commands and VM processes, closes the database. */
   close(): Promise<void>;
+}
+
+/** How {@link createService} starts. */
+export interface StartOptions {
+  /**
+   * GET /healthz stays 503 `server is starting` until `markReady()`: for a caller with work to
+   * do before the server is usable (applying a seed, bootstrapping the owner), so that a
+   * script polling /healthz never sees a server that is up but not yet ready.
+   */
+  holdReady?: boolean;
 }
 
 /**
@@ -68,7 +83,10 @@ export interface RunningService {
  * listener, and wires them to the one command registry. The data folder must exist;
  * bootstrapping accounts is the caller's (see accounts.ts).
  */
-export async function createService(config: ServiceConfig): Promise<RunningService> {
+export async function createService(
+  config: ServiceConfig,
+  { holdReady = false }: StartOptions = {},
+): Promise<RunningService> {
   // Held until the very end of close(): one server per data folder (SPEC §7).
   const lock = lockDataFolder(config.dataDir, 'stop that server or use another --data');
   let store: Store;
@@ -81,7 +99,7 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
   const shutdown = new AbortController();
   const closers: (() => Promise<void> | void)[] = [() => lock.release(), () => store.close()];
   let closing: Promise<void> | undefined;
-  // Set once every listener is up: GET /healthz answers 200 from then on.
+  // Set once every listener is up (or at markReady): GET /healthz answers 200 from then on.
   let ready = false;
   // Once only, however often it is called: listeners first (no new work), then VM processes,
   // then the database last.
@@ -187,7 +205,7 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
       sshHostKeyFingerprint = ssh.hostKeyFingerprint;
     }
 
-    ready = true;
+    ready = !holdReady;
     // In the background: the server answers at once, and a request for a VM not booted yet
     // boots it itself (machines.shutdown ends the boots).
     void machines.bootRunning();
@@ -197,6 +215,9 @@ export async function createService(config: ServiceConfig): Promise<RunningServi
       store,
       machines,
       sshHostKeyFingerprint,
+      markReady() {
+        ready = true;
+      },
       close,
     };
   } catch (err) {

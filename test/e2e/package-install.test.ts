@@ -65,18 +65,32 @@ test('exectl is on PATH', async () => {
   assert.match(help.stdout, /^Usage: exectl serve export \[options\]/);
 });
 
-const CONSUMER = `import { Client, ExecError, startServer, type RunningServer } from 'exectl';
+const CONSUMER = `import { Client, ExecError, decode, loadPrivateKey, mint, parsePublicKey } from 'exectl';
+import { serializePermissions, startServer, verify, type RunningServer } from 'exectl';
 
 const server: RunningServer = await startServer({ sshListen: 'off' });
 const client = new Client({ url: server.url, token: await server.mint({ cmds: ['whoami'] }) });
 const me = (await client.exec('whoami')) as { email: string };
 server.faults.add({ command: 'whoami', status: 503, times: 1 });
 const failed = await client.exec('whoami').catch((err: ExecError) => [err.status, err.code]);
-console.log(JSON.stringify([me.email, failed]));
+
+// The token library on its own: mint with the owner's key, decode, verify against it.
+const signer = await loadPrivateKey(server.ownerKey.privateKeyPath, {
+  passphrase: async () => undefined,
+});
+const token = await mint(serializePermissions({ cmds: ['ls'] }), signer, 'v0@localhost');
+const key = parsePublicKey(server.ownerKey.publicKey);
+const verified = verify(token, {
+  namespace: 'v0@localhost',
+  nowSeconds: Math.floor(Date.now() / 1000),
+  findKey: (fingerprint) => (fingerprint === key.fingerprint ? key : undefined),
+});
+const cmds: readonly string[] | undefined = decode(token).permissions.cmds;
+console.log(JSON.stringify([me.email, failed, cmds, verified.fingerprint === key.fingerprint]));
 await server.stop();
 `;
 
-test('import { startServer } from "exectl" type-checks and runs', async () => {
+test('import { startServer, mint, decode, verify } from "exectl" type-checks and runs', async () => {
   writeFileSync(join(project, 'consumer.ts'), CONSUMER);
   writeFileSync(
     join(project, 'tsconfig.json'),
@@ -100,5 +114,8 @@ test('import { startServer } from "exectl" type-checks and runs', async () => {
   assert.equal(tsc.code, 0, tsc.stdout + tsc.stderr);
   const ran = await run(process.execPath, ['out/consumer.js'], { cwd: project });
   assert.equal(ran.code, 0, ran.stderr);
-  assert.equal(ran.stdout, `${JSON.stringify(['owner@localhost', [503, 'unavailable']])}\n`);
+  assert.equal(
+    ran.stdout,
+    `${JSON.stringify(['owner@localhost', [503, 'unavailable'], ['ls'], true])}\n`,
+  );
 });

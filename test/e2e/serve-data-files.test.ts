@@ -156,4 +156,16 @@ describe('as a user other than root (root may read and write anything)', () => {
       `cannot create lock file ${data}/exectl.lock: permission denied (EACCES) — check the permissions of the file and its folder, or use another --data folder`,
     );
   });
+
+  test('a folder made read-only after a first start (its lock file there)', async () => {
+    const data = folderWithDatabase('readonly-after-start', 0o600);
+    writeFileSync(`${data}/exectl.lock`, '', { mode: 0o600 });
+    if (asUser.length > 0) chownSync(`${data}/exectl.lock`, uid, uid);
+    chmodSync(data, 0o500);
+    assertOneLineError(
+      await failingServe(data, asUser),
+      2,
+      `lock file ${data}/exectl.lock cannot be used: its folder cannot be written to (SQLITE_READONLY_DIRECTORY) — check the permissions of the file and its folder, or use another --data folder`,
+    );
+  });
 });

@@ -3,14 +3,17 @@
 // server killed with -9 does not block the next one.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { generateKey, type GeneratedKey } from '../helpers/keys.js';
 import { createTempDir, type TempDir } from '../helpers/tmp.js';
 import { assertBuilt, assertOneLineError, exectl } from './harness.js';
 import {
   TEST_FLAGS,
+  curlExec,
   execJson,
   launchServe,
+  recipeToken,
   startServe,
   stopAll,
   type LaunchedServe,
@@ -55,6 +58,10 @@ test('a second server on the same folder refuses to start; the first is untouche
   const data = dir.join('two');
   const first = await startServe(serveArgs(data), { home: dir.path });
   const pid = first.child.pid!;
+  await execJson(first.url, ada, 'new --name web', 'new');
+  const inWeb = async (line: string) =>
+    curlExec(first.url, await recipeToken(ada, ['ssh web']), `ssh web ${line}`);
+  assert.deepEqual(await inWeb(`'echo kept > kept'`), { status: 200, body: '' });
 
   const second = await refusedServe(data);
   assert.deepEqual(
@@ -66,8 +73,11 @@ test('a second server on the same folder refuses to start; the first is untouche
     },
   );
 
+  // The first goes on: its VM and that VM's disk, and the pid file naming it.
   const whoami = (await execJson(first.url, ada, 'whoami', 'whoami')) as { email: string };
   assert.equal(whoami.email, 'ada@example.com');
+  assert.deepEqual(await inWeb('cat kept'), { status: 200, body: 'kept\n' });
+  assert.equal(readFileSync(`${data}/exectl.pid`, 'utf8'), `${pid}\n`);
   assert.equal((await first.stop()).code, 0);
 
   // Stopped cleanly: the folder is free again.

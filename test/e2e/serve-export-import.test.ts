@@ -3,7 +3,7 @@
 // list`, `share show`, `team members` and `integrations list`; secrets only on request; both
 // refused while a server runs on the folder.
 import assert from 'node:assert/strict';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { generateKey, type GeneratedKey } from '../helpers/keys.js';
 import { createTempDir, type TempDir } from '../helpers/tmp.js';
@@ -214,4 +214,22 @@ test('an export without secrets imports integrations without their headers', asy
     comment: '',
     attach: [],
   });
+});
+
+test('--out over an existing file open to others leaves it readable by its user only', async () => {
+  const data = dir.join('out-mode');
+  const added = await serve(['accounts', 'add', 'ada@example.com', '--data', data]);
+  assert.equal(added.code, 0, added.stderr);
+  const out = dir.join('old-export.json');
+  writeFileSync(out, 'an older export\n', { mode: 0o644 });
+  chmodSync(out, 0o644);
+  const exported = await serve(['export', '--data', data, '--with-secrets', '--out', out]);
+  assert.equal(exported.code, 0, exported.stderr);
+  assert.equal((statSync(out).mode & 0o777).toString(8), '600');
+  assert.deepEqual(
+    (JSON.parse(readFileSync(out, 'utf8')) as { accounts: { email: string }[] }).accounts.map(
+      (a) => a.email,
+    ),
+    ['ada@example.com'],
+  );
 });

@@ -2,11 +2,12 @@
 // `/exec` path consults once a request's command is known. It exists only when whoever builds
 // the service's config puts one there — the library's startServer does; `exectl serve` never
 // does — and no command reads or changes it, so nobody can reach it over the network.
+import { COMMAND_CATALOG } from '../../command-catalog.js';
 import { ERROR_CATALOGUE, ExectlError, type ErrorCode } from '../../errors.js';
 
 /** One fault, as `faults.add` takes it. */
 export interface FaultSpec {
-  /** The command path it applies to (`whoami`, `ssh-key list`), or `*` for every command. */
+  /** The command path it applies to (`whoami`, `ssh-key list`, not `ssh web`), or `*` for all. */
   command: string;
   /** The status to answer with; absent, the request only waits `delayMs` and then runs. */
   status?: number;
@@ -60,10 +61,17 @@ export class FaultTable {
 
   /**
    * Adds a fault; the first fault added that matches a request applies to it.
-   * @throws ExectlError `usage` for a status the service never answers, or a bad number.
+   * @throws ExectlError `usage` for a command that is no command path (a fault that could
+   * never apply), a status the service never answers, or a bad number.
    */
   add(spec: FaultSpec): void {
-    const { status, probability = 1, times, delayMs = 0 } = spec;
+    const { command, status, probability = 1, times, delayMs = 0 } = spec;
+    if (command !== '*' && !COMMAND_CATALOG.some((entry) => entry.path === command)) {
+      throw new ExectlError(
+        'usage',
+        `fault command ${JSON.stringify(command)} is not a command path (such as "whoami" or "ssh-key list") or "*"`,
+      );
+    }
     let error: ExectlError | undefined;
     if (status !== undefined) {
       const code = CODE_FOR_STATUS.get(status);

@@ -37,7 +37,8 @@ export function lockDataFolder(dir: string, hint: string): FolderLock {
       db.exec('BEGIN EXCLUSIVE');
     } catch (error) {
       db.close();
-      if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw openError(lockPath, error);
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY')
+        throw openError(lockPath, error, 'lock file');
       // The holder writes its pid just after taking the lock and removes it just before
       // letting go: a missing pid is a moment to wait, not an answer.
       const holder = readPid(pidPath);

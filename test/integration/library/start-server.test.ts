@@ -1,11 +1,14 @@
 // The package as a library (SPEC §10), in process: startServer, Client, faults, mint, reset,
 // export and stop — against real loopback listeners, a real SQLite file and real VM processes.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client, ExecError, decode, startServer, type RunningServer } from '../../../src/index.js';
+import { createTempDir } from '../../helpers/tmp.js';
 
 /** Whether something accepts TCP connections at `url`'s port. */
 function listening(url: string): Promise<boolean> {
@@ -173,6 +176,16 @@ describe('one server', () => {
     });
   });
 
+  test('a command that is no command path (a typo would never fail a call) is refused at add', () => {
+    for (const command of ['whoam', 'ssh-key', 'ssh web', '']) {
+      assert.throws(() => server.faults.add({ command, status: 503 }), {
+        message: `fault command "${command}" is not a command path (such as "whoami" or "ssh-key list") or "*"`,
+      });
+    }
+    server.faults.add({ command: 'ssh-key list', status: 503, times: 1 });
+    server.faults.clear();
+  });
+
   test('export gives the state as a seed document', () => {
     const seed = server.export();
     const owner = seed.accounts[0] as { email: string; vms: { name: string }[] };
@@ -213,6 +226,64 @@ function processesRunning(argv: readonly string[]): number[] {
     .map(Number);
 }
 
+/** `whoami`'s email for a token of `server.mint()`. */
+async function mintedEmail(server: RunningServer): Promise<string> {
+  const client = new Client({ url: server.url, token: await server.mint() });
+  return ((await client.exec('whoami')) as { email: string }).email;
+}
+
+test('mint works whatever the folder holds: with a seed, and on a kept folder started again', async () => {
+  const seeded = await startServer({
+    owner: 'ada@example.com',
+    seed: { accounts: [{ email: 'bob@example.com', vms: [{ name: 'from-seed' }] }] },
+  });
+  try {
+    assert.equal(await mintedEmail(seeded), 'ada@example.com');
+    assert.deepEqual(
+      seeded.export().accounts.map((a) => (a as { email: string }).email),
+      ['bob@example.com', 'ada@example.com'],
+    );
+  } finally {
+    await seeded.stop();
+  }
+
+  const dir = await createTempDir('lib-kept');
+  try {
+    const data = dir.join('data');
+    const first = await startServer({ data });
+    await new Client({ url: first.url, token: await first.mint() }).exec('new --name kept');
+    await first.stop();
+    // A new start makes a new key pair: the owner account gets it beside the first one.
+    const again = await startServer({ data });
+    try {
+      assert.equal(await mintedEmail(again), 'owner@localhost');
+      const client = new Client({ url: again.url, token: await again.mint() });
+      assert.deepEqual(
+        ((await client.exec('ls')) as { vms: { vm_name: string }[] }).vms.map((v) => v.vm_name),
+        ['kept'],
+      );
+    } finally {
+      await again.stop();
+    }
+  } finally {
+    await dir.remove();
+  }
+});
+
+test('a second server on the data folder of a running one is refused, in one process too', async () => {
+  const first = await startServer();
+  try {
+    await assert.rejects(startServer({ data: first.dataDir }), {
+      code: 'cannot_start',
+      message: `data folder ${first.dataDir} is in use by pid ${process.pid}`,
+    });
+    const client = new Client({ url: first.url, token: await first.mint() });
+    assert.deepEqual(await client.exec('ls'), { vms: [] });
+  } finally {
+    await first.stop();
+  }
+});
+
 test('stop leaves no process, port or folder behind', async () => {
   const server = await startServer();
   const client = new Client({ url: server.url, token: await server.mint() });
@@ -222,7 +293,12 @@ test('stop leaves no process, port or folder behind', async () => {
   await client.ssh('web', ['sh', '-c', `${sleeper.join(' ')} >/dev/null 2>&1 &`]);
   assert.equal(processesRunning(sleeper).length, 1, 'the background process runs');
   const urls = [server.url, server.reflectionUrl, `http://127.0.0.1:${server.sshPort}`];
-  const folders = [server.dataDir, join(server.ownerKey.privateKeyPath, '..')];
+  // The VMs' run folder (sockets, the client's bin) lives in the temporary folder, named by a
+  // hash of the data folder (src/service/vm/machines.ts): there while the server runs.
+  const hash = createHash('sha256').update(server.dataDir).digest('hex').slice(0, 16);
+  const runDir = join(tmpdir(), `exectl-run-${hash}`);
+  assert.ok(existsSync(runDir), runDir);
+  const folders = [server.dataDir, join(server.ownerKey.privateKeyPath, '..'), runDir];
 
   await server.stop();
   assert.deepEqual(processesRunning(sleeper), []);

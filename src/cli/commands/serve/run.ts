@@ -55,7 +55,10 @@ export async function runServe(
     data.discard();
   });
   try {
-    const service = await createService(serviceConfig(ctx, settings, data.path, tls));
+    // Healthy once the seed is applied and the owner is there, not as soon as it listens.
+    const service = await createService(serviceConfig(ctx, settings, data.path, tls), {
+      holdReady: true,
+    });
     try {
       try {
         await start(ctx, service, settings, seed, authorizedKeys, data, stop.requested);
@@ -100,6 +103,7 @@ async function start(
     for (const change of changes) ctx.stderr.write(`  ${change}\n`);
   }
   const owner = await bootstrapOwnerAccount(ctx, service.store, settings, authorizedKeys);
+  service.markReady();
   const style = ctx.color && ctx.stderr.isTTY === true ? await styleFor(ctx) : PLAIN_STYLE;
   ctx.stderr.write(
     renderBanner(
