@@ -2,12 +2,9 @@
 // as it is; a machine VM's disk image is copied whole (sparse), then every owner in it is moved
 // from the source's id range to the copy's, so that inside the copy each file has the same
 // owner as in the source, and no file of the copy belongs to the source's host ids.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { constants } from 'node:fs';
-import { chmod, copyFile, lchown, lstat, mkdir, readdir, rmdir } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DEFAULT_PATH } from './command-env.js';
 import { createDisk, removeDisk } from './disk.js';
 import { IMAGE_NAME, hasImage, run } from './disk-image.js';
 import { findExecutable } from './executables.js';
@@ -84,60 +81,55 @@ async function copyImage(from: string, to: string, running: MachineInit | undefi
   }
 }
 
-// The copy's image mounted in a private mount namespace of its own, held by this shell (read
-// through /proc/<its pid>/root) until its stdin closes. Our words only: paths of ours.
-const HOLD_SCRIPT =
-  'mount -o loop,nodev,nosuid,noatime "$1" "$2" || exit 125; echo mounted; read _; umount "$2"';
+// Moves every owner of the tree at ROOT from the source's range (FROM, COUNT ids) to the
+// copy's (TO), as host root, never following a symlink (lstat, POSIX::lchown; chmod only on
+// what is not a symlink). chown clears set-id bits, which are put back. Owners outside the
+// source's range (none should be) stay as they are. Why perl and not Node: each of Node's
+// file operations here is a thread-pool round trip through /proc/<pid>/root, about 100 ms for
+// a thousand files, against about 5 ms (plus loading POSIX) in one process that sees the mount.
+// Arguments, all ours: ROOT FROM TO COUNT.
+const SHIFT_PERL = String.raw`
+use strict;
+use POSIX ();
+my ($root, $from, $to, $count) = @ARGV;
+sub moved { my $id = shift; $id >= $from && $id < $from + $count ? $id - $from + $to : $id }
+my @todo = ($root);
+while (defined(my $path = pop @todo)) {
+  my @st = lstat($path) or die "exectl: lstat $path: $!\n";
+  my ($uid, $gid) = (moved($st[4]), moved($st[5]));
+  if ($uid != $st[4] || $gid != $st[5]) {
+    POSIX::lchown($uid, $gid, $path) or die "exectl: lchown $path: $!\n";
+    if (($st[2] & 06000) && !-l _) { chmod($st[2] & 07777, $path) or die "exectl: chmod $path: $!\n" }
+  }
+  next unless -d _;
+  opendir(my $dir, $path) or die "exectl: read $path: $!\n";
+  push @todo, map { "$path/$_" } grep { $_ ne "." && $_ ne ".." } readdir($dir);
+  closedir($dir);
+}
+`;
 
-// Host root walks the copy while only the holder sees it mounted: nothing can change the tree
-// meanwhile, and no symlink is followed (lstat, lchown; chmod only on what is not a symlink).
-// chown clears set-id bits, which are put back. Owners outside the source's range (none
-// should be) stay as they are.
+// In a private mount namespace of its own, mounts the copy's image where nothing else sees it
+// (so nothing can change the tree meanwhile), shifts its owners, and unmounts it. Our words
+// only: paths of ours and numbers.
+const SHIFT_SCRIPT = [
+  'mount -t ext4 -o loop,nodev,nosuid,noatime "$1" "$2" || exit 125',
+  '"$3" -e "$4" "$2" "$5" "$6" "$7"; walked=$?',
+  'umount "$2" || exit 125',
+  'exit $walked',
+].join('\n');
+
 async function shiftOwners(host: MachineHost, diskDir: string, fromBase: number, toBase: number) {
   const mountPoint = join(diskDir, 'exectl-copy-mount');
   await mkdir(mountPoint, { mode: 0o700 });
-  const holder = spawn(
-    host.tools.unshare,
-    [
-      ...['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', HOLD_SCRIPT, 'hold'],
-      ...[join(diskDir, IMAGE_NAME), mountPoint],
-    ],
-    { cwd: '/', env: { PATH: DEFAULT_PATH }, stdio: ['pipe', 'pipe', 'pipe'] },
-  );
-  holder.stdin.on('error', () => {});
-  const exited = once(holder, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-  let errors = '';
-  holder.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString('utf8')));
   try {
-    const [mounted] = (await Promise.race([once(holder.stdout, 'data'), exited])) as [unknown];
-    if (!(mounted instanceof Buffer) || mounted.toString() !== 'mounted\n') {
-      throw new Error(`could not mount the copy: ${errors.trim()}`);
-    }
-    const shift = (id: number) =>
-      id >= fromBase && id < fromBase + IDS_PER_VM ? id - fromBase + toBase : id;
-    await shiftTree(`/proc/${holder.pid}/root${mountPoint}`, shift);
+    const script = ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', SHIFT_SCRIPT];
+    const image = join(diskDir, IMAGE_NAME);
+    const numbers = [fromBase, toBase, IDS_PER_VM].map(String);
+    const words = ['shift', image, mountPoint, host.tools.perl, SHIFT_PERL, ...numbers];
+    await run(host.tools.unshare, [...script, ...words]);
   } finally {
-    holder.stdin.end();
-    await exited;
     await rmdir(mountPoint);
   }
-  const [code] = await exited;
-  if (code !== 0) throw new Error(`could not unmount the copy: ${errors.trim()}`);
-}
-
-async function shiftTree(root: string, shift: (id: number) => number): Promise<void> {
-  const visit = async (file: string): Promise<void> => {
-    const st = await lstat(file);
-    const [uid, gid] = [shift(st.uid), shift(st.gid)];
-    if (uid !== st.uid || gid !== st.gid) {
-      await lchown(file, uid, gid);
-      if (!st.isSymbolicLink() && (st.mode & 0o6000) !== 0) await chmod(file, st.mode & 0o7777);
-    }
-    if (st.isDirectory()) {
-      await Promise.all((await readdir(file)).map((name) => visit(join(file, name))));
-    }
-  };
-  await visit(root);
 }
 
 function tool(name: string): string {
