@@ -5,13 +5,17 @@ import { inVmLaunch } from './in-vm-launch.js';
 import type { CommandLaunch } from './run-command.js';
 import type { BwrapTools } from './sandbox-identity.js';
 
+/** Joins the cgroups named before `--`, then runs the rest: our fixed words only. */
+const JOIN_CGROUPS =
+  'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
+
 /** The running VM a command joins. */
 export interface JoinTarget {
   /** Host pid of the VM's pid 1. */
   initPid: number;
   /**
-   * Machine VMs (root server): the cgroup files the command joins before it gets its payload
-   * (payload-gate.ts), and the VM's own network namespace joined too. Absent for user-mode VMs, which share the host's network.
+   * Machine VMs (root server): the cgroup files the launcher joins first, and the VM's own
+   * network namespace joined too. Absent for user-mode VMs, which share the host's network.
    */
   machine?: { procsFiles: readonly string[] };
 }
@@ -46,11 +50,14 @@ export function joinLaunch(
     '--',
     ...inVm.argv,
   ];
+  const launcher =
+    target.machine === undefined
+      ? nsenter
+      : ['/bin/sh', '-c', JOIN_CGROUPS, 'join', ...target.machine.procsFiles, '--', ...nsenter];
   return {
-    argv: nsenter as [string, ...string[]],
+    argv: launcher as [string, ...string[]],
     env: { PATH: DEFAULT_PATH },
     cwd: '/',
     payload: inVm.payload,
-    ...(target.machine === undefined ? {} : { cgroupProcs: target.machine.procsFiles }),
   };
 }

@@ -3,15 +3,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import type { Socket } from 'node:net';
-import { sendPayload, type PayloadLaunch } from './payload-gate.js';
+import type { Writable } from 'node:stream';
+import { PAYLOAD_FD } from './in-vm-launch.js';
 import { killSession } from './kill-tree.js';
 import type { ExecOptions, ExecResult } from './types.js';
 
-/** The process to start, and the payload it reads (payload-gate.ts). */
-export interface CommandLaunch extends PayloadLaunch {
+/** The process to start. */
+export interface CommandLaunch {
   argv: readonly [string, ...string[]];
   env: Record<string, string>;
   cwd: string;
+  /** Data for the process on fd {@link PAYLOAD_FD} (see in-vm-launch.ts); none: no such fd. */
+  payload?: Buffer;
 }
 
 /** How the command ended, plus what the launcher itself wrote on its own stderr. */
@@ -55,10 +58,9 @@ export function runCommand(launch: CommandLaunch, options: ExecOptions): Promise
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe', 'ignore', launch.payload === undefined ? 'ignore' : 'pipe'],
   });
-  const gate = sendPayload(child, launch);
+  sendPayload(child, launch.payload);
   return new Promise((resolve, reject) => {
     let launcherErrors = '';
-    void gate.then((why) => (launcherErrors += why ?? ''));
     let aborted = false;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let settled = false;
@@ -151,4 +153,12 @@ function releaseLeftovers(child: ChildProcess): void {
     (stream as Socket).unref();
   }
   child.unref();
+}
+
+/** Writes the payload to its fd and closes it; a launcher that died early just loses it. */
+export function sendPayload(child: ChildProcess, payload: Buffer | undefined): void {
+  const pipe = child.stdio[PAYLOAD_FD] as Writable | null | undefined;
+  if (payload === undefined || pipe == null) return;
+  pipe.on('error', () => {});
+  pipe.end(payload);
 }

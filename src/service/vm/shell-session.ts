@@ -4,8 +4,7 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { killSession } from './kill-tree.js';
-import type { CommandLaunch } from './run-command.js';
-import { sendPayload } from './payload-gate.js';
+import { sendPayload, type CommandLaunch } from './run-command.js';
 import {
   parseShellReport,
   ptySize,
@@ -66,7 +65,7 @@ function runShell(
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe', 'pipe', launch.payload === undefined ? 'ignore' : 'pipe'],
   });
-  const gate = sendPayload(child, launch);
+  sendPayload(child, launch.payload);
   const input = options.input as Readable;
   const output = options.output as Writable;
   const stdin = child.stdin!;
@@ -78,7 +77,6 @@ function runShell(
     let killed: Promise<void> = Promise.resolve();
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let launcherErrors = '';
-    void gate.then((why) => (launcherErrors += why ?? ''));
     let reported = '';
     let reportSeen = false;
 

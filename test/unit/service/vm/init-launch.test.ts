@@ -31,9 +31,6 @@ for (const { name, target } of cases) {
     );
     assert.ok(launch.argv.includes(`--target=42`));
     assert.equal(launch.argv.includes('--net'), 'machine' in target);
-    // No host-side program runs before nsenter: the server moves its child into the cgroups.
-    assert.equal(launch.argv[0], '/usr/bin/nsenter');
-    assert.deepEqual(launch.cgroupProcs, 'machine' in target ? ['/cg/a/cgroup.procs'] : undefined);
   });
 }
 
