@@ -108,7 +108,14 @@ if (!-e $marker) {
 }
 folder($layers, 0755);
 layer($layers, $_) for ("root", @folders);
-folder("$layers/root/upper/root", 0700) and chown($base, $base, "$layers/root/upper/root");
+# The VM's /root, made again if the VM removed it. It is the VM's to change: whatever it made
+# there (a symlink to a host folder, say) is never followed, only left as it is. No process of
+# the VM runs while this does, so nothing changes it between the lstat and the chown.
+my $home = "$layers/root/upper/root";
+if (!lstat($home)) {
+  mkdir($home, 0700) or fail("mkdir $home");
+  chown($base, $base, $home) or fail("chown $home");
+}
 
 open(my $nsfh, "<", $ns) or fail("user namespace $ns");
 my $attr = pack("QQQQ", 0x100000, 0, 0, fileno($nsfh));

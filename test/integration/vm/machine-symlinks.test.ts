@@ -1,13 +1,16 @@
-// `cp` of a machine VM moves every owner of the copy to the copy's own id range, as host root,
-// over a tree the VM wrote: it must never follow a symlink (a link to a host file would give
-// that file away), and it keeps set-id bits, which chown clears. As root, as CI runs the tests.
+// Host root works on trees a VM wrote, and must never follow a symlink there: a link to a host
+// file or folder would give it away. `cp` moves every owner of the copy to the copy's own id
+// range (keeping set-id bits, which chown clears); every boot makes the VM's /root again if it
+// is gone. As root, as CI runs the tests.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { VmSpec } from '../../../src/service/vm/index.js';
 import { openVmFixture, type VmFixture } from './fixture.js';
 
-describe('machine VMs: cp shifts owners safely', () => {
+describe('machine VMs: host root never follows a VM’s symlinks', () => {
   let fx: VmFixture;
   let source: VmSpec;
 
@@ -49,5 +52,22 @@ describe('machine VMs: cp shifts owners safely', () => {
     const after = await stat('/etc/passwd');
     assert.deepEqual([after.uid, after.gid, after.mode], [passwd.uid, passwd.gid, passwd.mode]);
     await fx.runtime.remove(copy);
+  });
+
+  test('a /root made a symlink to a host folder: the boot leaves that folder as it is', async () => {
+    const target = await mkdtemp(join(tmpdir(), 'exectl-host-folder-'));
+    try {
+      const linked = await fx.create('linked');
+      const ran = await fx.run(linked, `cd / && rm -rf /root && ln -s ${target} /root`);
+      assert.equal(ran.exitCode, 0, ran.output);
+      const before = await stat(target);
+      // The boot may fail (its working folder is gone): the VM harmed only itself.
+      await fx.runtime.restart(linked).catch(() => {});
+      const after = await stat(target);
+      assert.deepEqual([after.uid, after.gid, after.mode], [before.uid, before.gid, before.mode]);
+      await fx.runtime.remove(linked);
+    } finally {
+      await rm(target, { recursive: true, force: true });
+    }
   });
 });
