@@ -2,6 +2,7 @@
 // a fixed-size disk image, cgroup limits, and a network namespace with slirp4netns. One
 // launcher process does every step (machine-launcher.ts); this follows it through its pipes.
 import { spawn } from 'node:child_process';
+import { readlinkSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
@@ -99,7 +100,8 @@ export async function startMachineInit(
     errors: pipe(LAUNCHER_FD.slirpErrors),
   };
   const inboundPorts = boot.inbound.map((listener) => listener.port);
-  const networkUp = launchedPids(pipe(LAUNCHER_FD.launched)).then(([holder, ...relays]) =>
+  const launched = launchedPids(pipe(LAUNCHER_FD.launched));
+  const networkUp = launched.then(([holder, ...relays]) =>
     network.attach(holder!, relays, slirp, inboundPorts),
   );
   // Awaited below; a launcher that fails early rejects it before anything awaits it.
@@ -133,7 +135,29 @@ export async function startMachineInit(
     throw err;
   }
   network.follow(init.pid);
+  endHolder((await launched)[0]!, init.pid);
   return machine;
+}
+
+// The holder (machine-launcher.ts) is needed only until bwrap has joined its namespaces, which
+// it has once the init runs; left to its 60 s, it would outlive a VM stopped sooner. It is
+// ended only while it still shares the init's user namespace: never a process that took the
+// pid of a holder that ended on its own.
+function endHolder(holder: number, init: number): void {
+  const userNamespace = (pid: number) => {
+    try {
+      return readlinkSync(`/proc/${pid}/ns/user`);
+    } catch {
+      return undefined;
+    }
+  };
+  const ns = userNamespace(holder);
+  if (ns === undefined || ns !== userNamespace(init)) return;
+  try {
+    process.kill(holder, 'SIGKILL');
+  } catch {
+    // It ended a moment ago.
+  }
 }
 
 // The pids the launcher writes once the VM's namespaces exist (the holder's, then the relays');

@@ -87,7 +87,7 @@ async function output(runtime: VmRuntime, vm: VmSpec, command: string): Promise<
   return text;
 }
 
-/** The network helpers of the VM named `name`: children of its launcher (now its bwrap). */
+/** The helpers of the VM named `name` (network, holder): children of its launcher (now its bwrap). */
 async function helpersOf(name: string): Promise<{ pid: number; name: string }[]> {
   const [launcher] = await hostPidsWith(`--hostname ${name} `);
   assert.ok(launcher !== undefined, `no bwrap runs for ${name}`);
@@ -97,7 +97,9 @@ async function helpersOf(name: string): Promise<{ pid: number; name: string }[]>
     const [state, parent] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     if (Number(parent) !== launcher || state === 'Z') continue;
     const comm = (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim();
-    if (comm === 'socat' || comm === 'slirp4netns') helpers.push({ pid: Number(pid), name: comm });
+    // (The holder, a `sleep`, must be gone once the VM has booted.)
+    if (['socat', 'slirp4netns', 'sleep'].includes(comm))
+      helpers.push({ pid: Number(pid), name: comm });
   }
   return helpers;
 }
