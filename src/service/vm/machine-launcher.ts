@@ -39,8 +39,9 @@ const NO_PIPES = '</dev/null >/dev/null 2>&1 3>&- 4>&- 5>&- 6>&- 7>&-';
 // 2. it starts the VM's network: slirp4netns (outbound NAT, the host's loopback cut off) and one
 //    socat relay per listener of the server, listening at the listener's host address inside
 //    the VM's network namespace and carrying connections to its unix socket. A relay runs as
-//    the VM's base id (no other host process has it; not `nobody`, which any daemon may run as
-//    and could ptrace a relay with) and dies with its parent, this process, which becomes the
+//    the VM's base id (the host id of the VM's root, whose processes live in a pid namespace
+//    where no relay is seen; not `nobody`, which any host daemon may run as and could ptrace a
+//    relay with) and dies with its parent, this process, which becomes the
 //    VM's bwrap: the relays end with the VM. Both stay in the server's cgroups and its mount
 //    namespace: none of them may hold the VM's disk mounted once the VM has stopped;
 // 3. it tells the server the holder's pid (the server waits for the relays to listen there)
@@ -49,7 +50,8 @@ const NO_PIPES = '</dev/null >/dev/null 2>&1 3>&- 4>&- 5>&- 6>&- 7>&-';
 // 4. in a mount namespace of its own, perl (machine-root.ts) mounts the image on the mount
 //    point (a folder of the server's run folder, which the VM's ids may traverse) and the VM's
 //    root file system at <run folder>/root, then execs the command that runs bwrap.
-// Our words only: paths and numbers of ours.
+// Our words only: paths and numbers of ours; the VM's name reaches bwrap's --hostname, checked
+// at `new` to be a DNS label.
 const LAUNCH_SCRIPT = [
   'image=$1 disk=$2 base=$3 unshare=$4 perl=$5 ROOT_PERL=$6 marker=$7 snapshot=$8 vmrun=$9',
   'folders=${10} slirp=${11} nsenter=${12} setpriv=${13} socat=${14} relays=${15}; shift 15',

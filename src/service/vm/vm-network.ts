@@ -127,8 +127,8 @@ export class VmNetwork {
   /**
    * Ends every helper. The inbound relays end with the VM's bwrap, their parent, unless it
    * died before they asked for that: those end here. A pid is signalled only while it runs as
-   * the relay id, which no host process but this VM's relays has (its own processes, gone by
-   * now, aside): never a process that took a dead relay's pid.
+   * the relay id, which no host process but this VM's relays and its own processes (about to
+   * end with it) has: never a process of anyone else that took a dead relay's pid.
    */
   stop(): void {
     for (const pid of this.inboundRelayPids) {
