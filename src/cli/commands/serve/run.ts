@@ -20,6 +20,7 @@ import type { CommandOutcome } from '../../command.js';
 import type { CliContext } from '../../context.js';
 import { PLAIN_STYLE, styleFor, warn } from '../../output.js';
 import { renderBanner } from './banner.js';
+import { closeInheritedDescriptors } from './inherited-fds.js';
 import { openFolderWarning, prepareDataFolder, readUserFile, readUserText } from './data.js';
 import {
   defaultDataDir,
@@ -47,6 +48,8 @@ export async function runServe(
       ? undefined
       : await readKeyFiles(settings.authorizedKeys, '--authorized-key');
 
+  // Before anything is started: whatever started us keeps its descriptors from our VMs.
+  closeInheritedDescriptors(ctx.env);
   const data = await prepareDataFolder(settings.data);
   const openFolder = data.ephemeral ? undefined : openFolderWarning(data.path);
   if (openFolder !== undefined) warn(ctx, openFolder);
