@@ -35,8 +35,8 @@ while ($pos < $size) {
 }
 `;
 
-/** The arguments mkfs makes every VM disk with (the file system's image path last). */
-export const MKFS_ARGS = [
+// The arguments mkfs makes every VM disk with (the file system's image path last).
+const MKFS_ARGS = [
   '-q',
   '-F',
   '-t',
