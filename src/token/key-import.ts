@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { ExectlError } from '../errors.js';
+import { readFileAsync } from './fs-async.js';
 import { encodeKeyBlob } from './key-blob.js';
 import { readOpenSshKeyFile, type OpenSshKeyFile } from './openssh-private-key.js';
 import { notAPrivateKey, type PrivateKeyMaterial } from './private-key-material.js';
@@ -24,7 +24,7 @@ const READABLE_CIPHERS = new Set([
 
 async function readKeyFile(path: string): Promise<Buffer> {
   try {
-    return await readFile(path);
+    return await readFileAsync(path);
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code ?? 'unreadable';
     throw new ExectlError('key_error', `cannot read key file ${path} (${code})`, {

@@ -1,7 +1,7 @@
-import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ExectlError } from '../errors.js';
 import { listAgentSigners } from './agent.js';
+import { readFileAsync, statAsync } from './fs-async.js';
 import { loadPrivateKey, parsePublicKey, type Signer } from './keys.js';
 
 /** The files tried in `~/.ssh` when neither `--key` nor an agent key is available (§1.4). */
@@ -29,7 +29,7 @@ async function agentKeyMatching(
   if (agentSocket === undefined || agentSocket === '') return undefined;
   let wanted: Buffer;
   try {
-    wanted = parsePublicKey(await readFile(pubPath, 'utf8')).blob;
+    wanted = parsePublicKey(await readFileAsync(pubPath, 'utf8')).blob;
   } catch {
     // No readable .pub beside the key: the file itself will be used.
     return undefined;
@@ -41,7 +41,7 @@ async function agentKeyMatching(
 /** Whether `path` names a regular file (a key file to try); false when it cannot be read. */
 export async function isFile(path: string): Promise<boolean> {
   try {
-    return (await stat(path)).isFile();
+    return (await statAsync(path)).isFile();
   } catch {
     return false;
   }
