@@ -15,10 +15,10 @@ import { median } from './lib/stats.js';
 
 const ROUNDS = 30;
 const TARGET_RATIO = 1.2;
-const BIN = join(import.meta.dirname, '..', 'bin', 'exectl.js');
+const BIN = join(import.meta.dirname, '..', 'bin', 'exectl.cjs');
 
-if (!existsSync(join(import.meta.dirname, '..', 'dist', 'bundle', 'main.js'))) {
-  throw new Error('dist/bundle/main.js is missing: run `npm run build` first');
+if (!existsSync(join(import.meta.dirname, '..', 'dist', 'bundle', 'main.cjs'))) {
+  throw new Error('dist/bundle/main.cjs is missing: run `npm run build` first');
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'exectl-bench-'));

@@ -27,7 +27,7 @@ before(async () => {
   await mkdir(binDir);
   await writeFile(
     join(binDir, 'exectl'),
-    `#!/bin/sh\nexec '${process.execPath}' '${join(REPO, 'bin', 'exectl.js')}' "$@"\n`,
+    `#!/bin/sh\nexec '${process.execPath}' '${join(REPO, 'bin', 'exectl.cjs')}' "$@"\n`,
   );
   await chmod(join(binDir, 'exectl'), 0o755);
   for (const shell of ['bash', 'zsh', 'fish']) {

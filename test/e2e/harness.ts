@@ -1,4 +1,4 @@
-// Runs the BUILT exectl (bin/exectl.js -> dist/) as a user would, with a controlled
+// Runs the BUILT exectl (bin/exectl.cjs -> dist/) as a user would, with a controlled
 // environment: HOME and XDG_CONFIG_HOME in the test's temp dir, no SSH_AUTH_SOCK unless a test
 // passes one, NO_COLOR, and nothing inherited from the developer's shell (EXECTL_*, ...).
 import assert from 'node:assert/strict';
@@ -9,13 +9,13 @@ import { join, resolve } from 'node:path';
 import { run } from '../helpers/keys.js';
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
-const BIN = join(REPO, 'bin', 'exectl.js');
+const BIN = join(REPO, 'bin', 'exectl.cjs');
 
 /** The e2e tests need `npm run build` first (npm test does it); say so instead of skipping. */
 export function assertBuilt(): void {
   assert.ok(
-    existsSync(join(REPO, 'dist', 'bundle', 'main.js')),
-    'dist/bundle/main.js is missing: run `npm run build` before the e2e tests',
+    existsSync(join(REPO, 'dist', 'bundle', 'main.cjs')),
+    'dist/bundle/main.cjs is missing: run `npm run build` before the e2e tests',
   );
 }
 
@@ -47,7 +47,7 @@ export function withUmask(umask: string): string[] {
   return ['sh', '-c', `umask ${umask} && exec "$@"`, 'sh'];
 }
 
-/** Runs `node bin/exectl.js ...args` and captures its exit code and output. */
+/** Runs `node bin/exectl.cjs ...args` and captures its exit code and output. */
 export async function exectl(args: readonly string[], opts: CliOptions): Promise<CliResult> {
   const env = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',

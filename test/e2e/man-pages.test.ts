@@ -65,7 +65,7 @@ test('exectl-mint(1): the OpenSSH example verifies a minted token', async () => 
   const shim = dir.join('bin', 'exectl');
   await writeFile(
     shim,
-    `#!/bin/sh\nexec "${process.execPath}" "${join(REPO, 'bin', 'exectl.js')}" "$@"\n`,
+    `#!/bin/sh\nexec "${process.execPath}" "${join(REPO, 'bin', 'exectl.cjs')}" "$@"\n`,
   );
   await chmod(shim, 0o755);
 

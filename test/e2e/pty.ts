@@ -14,7 +14,7 @@ export async function onTerminal(
   args: readonly string[],
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; screen: string }> {
-  const exec = [process.execPath, join(REPO, 'bin', 'exectl.js'), ...args].map(quote).join(' ');
+  const exec = [process.execPath, join(REPO, 'bin', 'exectl.cjs'), ...args].map(quote).join(' ');
   // `script` without a terminal of its own makes a 0x0 pty: give it a real size.
   const command = `stty cols 100 rows 30 && exec ${exec}`;
   const child = spawn('script', ['-qfec', command, '/dev/null'], {

@@ -41,7 +41,7 @@ test('inside the VM: exectl reflect reads its own metadata', async () => {
     'web',
     '--',
     process.execPath,
-    `${REPO}/bin/exectl.js`,
+    `${REPO}/bin/exectl.cjs`,
     'reflect',
     '/email',
   ]);

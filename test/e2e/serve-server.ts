@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { mintWithShellRecipe, run, type GeneratedKey } from '../helpers/keys.js';
 import { REPO, wrapped } from './harness.js';
 
-const BIN = join(REPO, 'bin', 'exectl.js');
+const BIN = join(REPO, 'bin', 'exectl.cjs');
 /** Long enough for a loaded machine shared with other test runs. */
 const START_TIMEOUT_MS = 30_000;
 /** The banner's last line. */

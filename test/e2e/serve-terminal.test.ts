@@ -33,7 +33,7 @@ async function onTerminal(
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; screen: string }> {
   // `exec`: Ctrl-C on the terminal must reach exectl alone, not a shell waiting for it.
-  const command = `exec ${[process.execPath, join(REPO, 'bin', 'exectl.js'), ...args].map(quote).join(' ')}`;
+  const command = `exec ${[process.execPath, join(REPO, 'bin', 'exectl.cjs'), ...args].map(quote).join(' ')}`;
   const { NO_COLOR: _noColor, ...plainEnv } = userEnv(dir.path, { TERM: 'xterm', ...env });
   const child = spawn('script', ['-qfec', command, '/dev/null'], {
     env: env.NO_COLOR === undefined ? plainEnv : { ...plainEnv, NO_COLOR: env.NO_COLOR },
@@ -82,7 +82,7 @@ test('accounts list shows a table on a terminal', async () => {
   const added = spawnSync(
     process.execPath,
     [
-      join(REPO, 'bin', 'exectl.js'),
+      join(REPO, 'bin', 'exectl.cjs'),
       'serve',
       'accounts',
       'add',

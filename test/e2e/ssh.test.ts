@@ -185,7 +185,7 @@ test('output streams: the first line arrives at least 1.5 s before the second', 
   const child = spawn(
     process.execPath,
     [
-      join(REPO, 'bin', 'exectl.js'),
+      join(REPO, 'bin', 'exectl.cjs'),
       '--url',
       svc.url,
       'ssh',
@@ -210,7 +210,7 @@ test('output streams: the first line arrives at least 1.5 s before the second', 
 });
 
 test('a reader that goes away early ends nothing badly: no hang, no error line', async () => {
-  const bin = [process.execPath, join(REPO, 'bin', 'exectl.js')].join(' ');
+  const bin = [process.execPath, join(REPO, 'bin', 'exectl.cjs')].join(' ');
   const script = [
     `${bin} --url ${svc.url} ssh web -- sh -c 'head -c 3000000 /dev/zero' | head -c 5 | wc -c`,
     'echo "exit ${PIPESTATUS[0]}"',

@@ -32,7 +32,7 @@ async function onTerminal(
   args: readonly string[],
   opts: { env?: Record<string, string>; prompt?: string; keys?: string } = {},
 ): Promise<{ code: number | null; screen: string }> {
-  const command = [process.execPath, join(REPO, 'bin', 'exectl.js'), ...args].map(quote).join(' ');
+  const command = [process.execPath, join(REPO, 'bin', 'exectl.cjs'), ...args].map(quote).join(' ');
   const child = spawn('script', ['-qfec', command, '/dev/null'], {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir.path, TERM: 'xterm', ...opts.env },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -18,7 +18,7 @@ test('package.json "man" lists exactly the pages in man/', () => {
 });
 
 test('one binary, an ES module package, Node 20 or newer', () => {
-  assert.deepEqual(pkg.bin, { exectl: 'bin/exectl.js' });
+  assert.deepEqual(pkg.bin, { exectl: 'bin/exectl.cjs' });
   assert.equal(pkg.type, 'module');
   assert.equal(pkg.engines.node, '>=20');
 });

@@ -155,7 +155,7 @@ export async function clientMounts(runDir: string): Promise<ClientMounts> {
   await mkdir(bin, { recursive: true, mode: 0o755 });
   await writeFile(
     join(bin, 'exectl'),
-    `#!/bin/sh\nexec ${CLIENT_DIR}/node ${CLIENT_DIR}/package/bin/exectl.js "$@"\n`,
+    `#!/bin/sh\nexec ${CLIENT_DIR}/node ${CLIENT_DIR}/package/bin/exectl.cjs "$@"\n`,
     { mode: 0o755 },
   );
   return {
