@@ -1,7 +1,7 @@
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExectlError } from '../errors.js';
 import { listAgentSigners } from './agent.js';
-import { readFileAsync, statAsync } from './fs-async.js';
 import { loadPrivateKey, parsePublicKey, type Signer } from './keys.js';
 
 /** The files tried in `~/.ssh` when neither `--key` nor an agent key is available (§1.4). */
@@ -29,7 +29,7 @@ async function agentKeyMatching(
   if (agentSocket === undefined || agentSocket === '') return undefined;
   let wanted: Buffer;
   try {
-    wanted = parsePublicKey(await readFileAsync(pubPath, 'utf8')).blob;
+    wanted = parsePublicKey(readFileSync(pubPath, 'utf8')).blob;
   } catch {
     // No readable .pub beside the key: the file itself will be used.
     return undefined;
@@ -38,10 +38,13 @@ async function agentKeyMatching(
   return signers.find((s) => s.publicKey.blob.equals(wanted));
 }
 
-/** Whether `path` names a regular file (a key file to try); false when it cannot be read. */
-export async function isFile(path: string): Promise<boolean> {
+/**
+ * Whether `path` names a regular file (a key file to try); false when it cannot be read. Key
+ * files are looked at synchronously, as key-import.ts reads them, and for the same reason.
+ */
+export function isFile(path: string): boolean {
   try {
-    return (await statAsync(path)).isFile();
+    return statSync(path).isFile();
   } catch {
     return false;
   }
@@ -71,7 +74,7 @@ export async function chooseSigner(opts: {
   if (firstAgentKey !== undefined) return firstAgentKey;
   for (const name of DEFAULT_KEY_FILES) {
     const path = join(opts.homeDir, '.ssh', name);
-    if (await isFile(path)) return load(path);
+    if (isFile(path)) return load(path);
   }
   throw new ExectlError('key_error', 'no SSH key found', {
     hint: 'create one with `ssh-keygen -t ed25519`, or pass --key PATH',

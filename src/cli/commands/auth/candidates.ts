@@ -36,7 +36,7 @@ export async function signingCandidates(ctx: CliContext, settings: Settings): Pr
   candidates.push(...agent.map(agentCandidate));
   for (const name of DEFAULT_KEY_FILES) {
     const path = join(homeDir(ctx.env), '.ssh', name);
-    if (await isFile(path)) candidates.push(await fileCandidate(ctx, path, `file ${path}`));
+    if (isFile(path)) candidates.push(await fileCandidate(ctx, path, `file ${path}`));
   }
   return candidates;
 
