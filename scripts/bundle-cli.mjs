@@ -34,8 +34,9 @@ try {
   });
   const chunks = [];
   for (const file of split.outputFiles) {
-    // import.meta does not exist in CommonJS; the few uses read the module's own URL, which a
-    // function declared in every chunk (below) works out only when it is called.
+    // import.meta does not exist in CommonJS. import.meta.dirname becomes __dirname (below);
+    // import.meta.url becomes a call of a function declared in every chunk, so that the URL
+    // is built only where it is used.
     const text = file.path.endsWith('.cjs')
       ? file.text.replaceAll('import.meta.url', '__exectlModuleUrl()')
       : file.text;
@@ -56,6 +57,7 @@ try {
     sourcemap: true,
     // import() of a chunk becomes require(): a CommonJS file loaded by the CommonJS loader.
     supported: { 'dynamic-import': false },
+    define: { 'import.meta.dirname': '__dirname' },
     banner: {
       js: 'function __exectlModuleUrl() { return require("node:url").pathToFileURL(__filename).href; }',
     },
