@@ -51,14 +51,7 @@ export function shellArgv(command: string): [string, ...string[]] {
 export function runCommand(launch: CommandLaunch, options: ExecOptions): Promise<CommandOutcome> {
   const { signal, onOutput } = options;
   signal?.throwIfAborted();
-  const [file, ...args] = launch.argv;
-  const child = spawn(file, args, {
-    cwd: launch.cwd,
-    env: launch.env,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe', 'ignore', launch.payload === undefined ? 'ignore' : 'pipe'],
-  });
-  sendPayload(child, launch.payload);
+  const child = spawnLaunch(launch, 'ignore');
   return new Promise((resolve, reject) => {
     let launcherErrors = '';
     let aborted = false;
@@ -155,8 +148,26 @@ function releaseLeftovers(child: ChildProcess): void {
   child.unref();
 }
 
+/**
+ * Starts `launch` as the leader of a new session (so that its whole tree can be killed), with
+ * stdout and stderr piped, and hands it its payload. Stdin and fd 3 are `'pipe'` for an
+ * interactive shell (keystrokes in, its report out) and `'ignore'` for a command.
+ */
+export function spawnLaunch(launch: CommandLaunch, stdinAndFd3: 'ignore' | 'pipe'): ChildProcess {
+  const [file, ...args] = launch.argv;
+  const payloadFd = launch.payload === undefined ? 'ignore' : 'pipe';
+  const child = spawn(file, args, {
+    cwd: launch.cwd,
+    env: launch.env,
+    detached: true,
+    stdio: [stdinAndFd3, 'pipe', 'pipe', stdinAndFd3, payloadFd],
+  });
+  sendPayload(child, launch.payload);
+  return child;
+}
+
 /** Writes the payload to its fd and closes it; a launcher that died early just loses it. */
-export function sendPayload(child: ChildProcess, payload: Buffer | undefined): void {
+function sendPayload(child: ChildProcess, payload: Buffer | undefined): void {
   const pipe = child.stdio[PAYLOAD_FD] as Writable | null | undefined;
   if (payload === undefined || pipe == null) return;
   pipe.on('error', () => {});

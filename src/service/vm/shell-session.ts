@@ -1,10 +1,9 @@
 // Runs the process of an interactive shell for either runtime: they differ only in how the
 // shell is launched (joining a sandbox, or not) and how its terminal is resized.
-import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { killSession } from './kill-tree.js';
-import { sendPayload, type CommandLaunch } from './run-command.js';
+import { spawnLaunch, type CommandLaunch } from './run-command.js';
 import {
   parseShellReport,
   ptySize,
@@ -57,15 +56,7 @@ function runShell(
   options: ShellOptions,
   resizer: Resizer,
 ): Promise<ExecResult> {
-  const { launch } = prepared;
-  const [file, ...args] = launch.argv;
-  const child = spawn(file, args, {
-    cwd: launch.cwd,
-    env: launch.env,
-    detached: true,
-    stdio: ['pipe', 'pipe', 'pipe', 'pipe', launch.payload === undefined ? 'ignore' : 'pipe'],
-  });
-  sendPayload(child, launch.payload);
+  const child = spawnLaunch(prepared.launch, 'pipe');
   const input = options.input as Readable;
   const output = options.output as Writable;
   const stdin = child.stdin!;
