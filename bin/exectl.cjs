@@ -7,8 +7,13 @@
 if (process.env.EXECTL_DEBUG === '1') process.setSourceMapsEnabled(true);
 const { main } = require('../dist/bundle/main.cjs');
 
-// Exit as soon as main() is done: it awaits everything it starts, and on Linux every write to
-// stdout and stderr (file, pipe or terminal) is synchronous, so nothing is left to flush.
-// Letting Node wind its event loop down instead runs a garbage collection it scheduled, 3 to 5
-// ms of every command (bench/cli-startup.bench.ts).
-main(process.argv.slice(2), process).then((code) => process.exit(code));
+// Exit as soon as main() is done and its output is out: main awaits everything it starts, and
+// letting Node wind its event loop down runs a garbage collection it scheduled, 3 to 5 ms of
+// every command (bench/cli-startup.bench.ts). A pipe takes writes asynchronously, though:
+// while a slow reader leaves output waiting in a stream's buffer, Node ends the process once
+// that is written (test/e2e/ssh.test.ts, "a slow reader").
+main(process.argv.slice(2), process).then((code) => {
+  process.exitCode = code;
+  const waiting = [process.stdout, process.stderr].some((stream) => stream.writableLength > 0);
+  if (!waiting) process.exit();
+});

@@ -219,6 +219,21 @@ test('a reader that goes away early ends nothing badly: no hang, no error line',
   assert.deepEqual([result.code, result.stdout, result.stderr], [0, '5\nexit 0\n', '']);
 });
 
+const SLOW_READER = `perl -e 'while (sysread(STDIN, $b, 4096)) { $n += length $b; select(undef, undef, undef, 0.01) } print "$n\\n"'`;
+
+test('a slow reader still gets every byte: exectl does not exit before its output is written', async () => {
+  // The reader takes 4 KiB a millisecond: the pipe stays full, and when the command ends the
+  // last of its output still waits in exectl's own buffer (a pipe takes writes
+  // asynchronously).
+  const bin = [process.execPath, join(REPO, 'bin', 'exectl.cjs')].join(' ');
+  const script = [
+    `${bin} --url ${svc.url} ssh web -- sh -c 'head -c 1000000 /dev/zero; sleep 0.3; echo end' | ${SLOW_READER}`,
+    'echo "exit ${PIPESTATUS[0]}"',
+  ].join('\n');
+  const result = await run('bash', ['-c', script], { env: { HOME: home, NO_COLOR: '1' } });
+  assert.deepEqual([result.code, result.stdout, result.stderr], [0, '1000004\nexit 0\n', '']);
+});
+
 describe('a command past the deadline', () => {
   let quick: TestService;
   before(async () => {
