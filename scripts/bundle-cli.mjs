@@ -85,8 +85,9 @@ try {
     // the TypeScript.
     minifyWhitespace: true,
     minifySyntax: true,
+    // Strict mode, as the ES modules had, and the function import.meta.url became (above).
     banner: {
-      js: 'function __exectlModuleUrl() { return require("node:url").pathToFileURL(__filename).href; }',
+      js: '"use strict";\nfunction __exectlModuleUrl() { return require("node:url").pathToFileURL(__filename).href; }',
     },
     // sshpk's own code has one (harmless) `!x instanceof Array`; it is not ours to change.
     logOverride: { 'suspicious-boolean-not': 'silent' },

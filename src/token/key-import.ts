@@ -23,9 +23,10 @@ const READABLE_CIPHERS = new Set([
 ]);
 
 /**
- * Read synchronously: a key file is small and local, read once per process, and the CLI has
- * nothing else to do meanwhile. Waiting on the thread pool instead costs `exectl mint` a
- * measured 1.5 ms, and node:fs/promises would load readline and file watching with it.
+ * Read synchronously: a key file is small and local, and it is read when a signer is made (a
+ * CLI command, a library `Client` or server start), never while a server answers requests.
+ * Waiting on the thread pool instead costs `exectl mint` a measured 1.5 ms, and
+ * node:fs/promises would load readline and file watching with it.
  */
 function readKeyFile(path: string): Buffer {
   try {

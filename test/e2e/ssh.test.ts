@@ -222,7 +222,7 @@ test('a reader that goes away early ends nothing badly: no hang, no error line',
 const SLOW_READER = `perl -e 'while (sysread(STDIN, $b, 4096)) { $n += length $b; select(undef, undef, undef, 0.01) } print "$n\\n"'`;
 
 test('a slow reader still gets every byte: exectl does not exit before its output is written', async () => {
-  // The reader takes 4 KiB a millisecond: the pipe stays full, and when the command ends the
+  // The reader takes 4 KiB every 10 ms: the pipe stays full, and when the command ends the
   // last of its output still waits in exectl's own buffer (a pipe takes writes
   // asynchronously).
   const bin = [process.execPath, join(REPO, 'bin', 'exectl.cjs')].join(' ');
