@@ -69,7 +69,14 @@ describe('ssh <vm> over /exec (bwrap)', () => {
     await exec(svc, token, "ssh vm1 'echo kept > /root/note'");
     assert.equal((await exec(svc, token, 'ssh vm1 cat /root/note')).body.toString(), 'kept\n');
     await exec(svc, token, "ssh vm1 'setsid sleep 1000 >/dev/null 2>&1 < /dev/null &'");
-    const ps = await exec(svc, token, 'ssh vm1 \'ps -eo args | grep -c "^sleep 1000"\'');
+    // The background shell may not have reached `sleep` yet on a busy machine (a full run
+    // once saw 0 here): look for up to 5 s. A killed process never shows up.
+    const count = 'ps -eo args | grep -c "^sleep 1000"';
+    const ps = await exec(
+      svc,
+      token,
+      `ssh vm1 'for i in $(seq 50); do [ "$(${count})" = 1 ] && break; sleep 0.1; done; ${count}'`,
+    );
     assert.equal(ps.body.toString(), '1\n');
   });
 
