@@ -37,6 +37,7 @@ const commanderLoadsChildProcessWhenUsed = {
     }));
   },
 };
+
 const scratch = mkdtempSync(join(tmpdir(), 'exectl-bundle-'));
 try {
   const split = await build({
