@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { ExectlError } from '../errors.js';
 import { publicKeyFromBlob, type Signer } from './public-key.js';
 import { SshReader, sshString, sshUint32 } from './ssh-wire.js';
@@ -26,9 +27,7 @@ function agentError(message: string, cause?: unknown): ExectlError {
  * Sends one request to the agent on a fresh connection and resolves to the reply body
  * (message type byte first). One connection per operation keeps the state trivial.
  */
-async function exchange(socketPath: string, request: Buffer): Promise<Buffer> {
-  // Loaded here: most runs of the CLI never talk to an agent, and node:net costs about 5 ms.
-  const { connect } = await import('node:net');
+function exchange(socketPath: string, request: Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const socket = connect(socketPath);
     const chunks: Buffer[] = [];

@@ -132,7 +132,12 @@ export class VmNetwork {
    */
   stop(): void {
     for (const pid of this.inboundRelayPids) {
-      if (realUid(pid) === this.relayId) process.kill(pid, 'SIGKILL');
+      if (realUid(pid) !== this.relayId) continue;
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // It ended between the look and the kill.
+      }
     }
     this.inboundRelayPids = [];
     this.slirp?.exit.destroy();
