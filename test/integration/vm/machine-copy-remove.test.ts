@@ -7,15 +7,18 @@
 // the copy is surely under way, the source frozen, when the test stops a VM.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { chmod, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createRuntime } from '../../../src/service/vm/create-runtime.js';
 import { detectSandboxMode } from '../../../src/service/vm/detect.js';
 import { findExecutable } from '../../../src/service/vm/executables.js';
 import type { VmRuntime, VmSpec } from '../../../src/service/vm/index.js';
 import { createTempDir, type TempDir } from '../../helpers/tmp.js';
-import { newRunDir } from './fixture.js';
+import { hostPidsWith, newRunDir } from './fixture.js';
 
 describe('a VM stopped while cp copies its disk leaves nothing frozen or attached', () => {
   let dir: TempDir;
@@ -105,6 +108,48 @@ describe('a VM stopped while cp copies its disk leaves nothing frozen or attache
     await runtime.remove(from);
     await runtime.remove(to);
     await until(async () => (await loopsUnder(dir.path)).length === 0);
+  });
+
+  test('a server killed during the copy: the source thaws, and its image is detached', async () => {
+    await Promise.all([started(), dir.join('copy-go')].map((f) => rm(f, { force: true })));
+    const data = dir.join('killed');
+    const module = (path: string) => JSON.stringify(resolve(path));
+    const script = `
+      import { createRuntime } from ${module('src/service/vm/create-runtime.ts')};
+      import { detectSandboxMode } from ${module('src/service/vm/detect.ts')};
+      import { newRunDir } from ${module('test/integration/vm/fixture.ts')};
+      const runDir = newRunDir();
+      const found = await detectSandboxMode({ runDir, inbound: () => [] });
+      const tools = { ...found.mode.tools, cp: ${JSON.stringify(dir.join('slow-cp'))} };
+      const runtime = createRuntime('bwrap', { ...found.mode, tools });
+      const from = { name: 'killed', diskDir: ${JSON.stringify(join(data, '1'))}, env: {} };
+      await runtime.create(from);
+      await runtime.exec(from, 'head -c 4M /dev/urandom > /root/data');
+      const to = { name: 'killed-copy', diskDir: ${JSON.stringify(join(data, '2'))}, env: {} };
+      runtime.copy(from, to).catch(() => {});
+      console.log(runDir);
+      setInterval(() => {}, 1000);`;
+    const server = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    const exited = once(server, 'exit');
+    try {
+      const [line] = (await once(server.stdout!, 'data')) as [Buffer];
+      const runDir = line.toString().trim();
+      after(() => rm(runDir, { recursive: true, force: true }));
+      await until(async () => existsSync(started()));
+      assert.equal((await loopsUnder(data)).length, 1, 'the source is mounted, frozen');
+    } finally {
+      server.kill('SIGKILL');
+      await exited;
+    }
+    // The copy's cp, orphaned, is not the test's concern.
+    for (const pid of await hostPidsWith(dir.join('slow-cp'))) process.kill(pid, 'SIGKILL');
+    await until(async () => (await loopsUnder(data)).length === 0);
   });
 });
 
