@@ -3,11 +3,21 @@
 // list`, `share show`, `team members` and `integrations list`; secrets only on request; both
 // refused while a server runs on the folder.
 import assert from 'node:assert/strict';
-import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { after, before, test } from 'node:test';
 import { generateKey, type GeneratedKey } from '../helpers/keys.js';
 import { createTempDir, type TempDir } from '../helpers/tmp.js';
-import { assertBuilt, exectl } from './harness.js';
+import { assertBuilt, assertOneLineError, exectl, withUmask } from './harness.js';
 import {
   TEST_FLAGS,
   curlExec,
@@ -232,4 +242,50 @@ test('--out over an existing file open to others leaves it readable by its user 
     ),
     ['ada@example.com'],
   );
+});
+
+test('--out never follows a symlink nor writes into another user’s file; a new file is 0600', async () => {
+  const data = dir.join('out-links');
+  const added = await serve(['accounts', 'add', 'ada@example.com', '--data', data]);
+  assert.equal(added.code, 0, added.stderr);
+  const hint = 'give --out a new file, or one of yours, in a folder you can write to';
+  // A symlink planted where the export goes: to a file, and to a name not made yet.
+  const victim = dir.join('victim.txt');
+  writeFileSync(victim, 'the victim’s\n', { mode: 0o644 });
+  const cases: [link: string, target: string][] = [
+    [dir.join('planted-file.json'), victim],
+    [dir.join('planted-new.json'), dir.join('would-be-made.json')],
+  ];
+  for (const [link, target] of cases) {
+    symlinkSync(target, link);
+    const refused = await serve(['export', '--data', data, '--with-secrets', '--out', link]);
+    assertOneLineError(
+      refused,
+      2,
+      `cannot write --out ${link}: it is a symbolic link, which is never followed — ${hint}`,
+    );
+    assert.equal(readlinkSync(link), target);
+  }
+  assert.equal(readFileSync(victim, 'utf8'), 'the victim’s\n');
+  assert.equal(existsSync(dir.join('would-be-made.json')), false);
+
+  // A file another user made there first: its owner would read the export.
+  const theirs = dir.join('theirs.json');
+  writeFileSync(theirs, 'theirs\n', { mode: 0o666 });
+  chmodSync(theirs, 0o666);
+  chownSync(theirs, 65534, 65534);
+  assertOneLineError(
+    await serve(['export', '--data', data, '--with-secrets', '--out', theirs]),
+    2,
+    `cannot write --out ${theirs}: it belongs to another user — ${hint}`,
+  );
+  assert.equal(readFileSync(theirs, 'utf8'), 'theirs\n');
+
+  const fresh = dir.join('fresh.json');
+  const made = await exectl(['serve', 'export', '--data', data, '--out', fresh], {
+    home: dir.path,
+    wrap: withUmask('000'),
+  });
+  assert.equal(made.code, 0, made.stderr);
+  assert.equal((lstatSync(fresh).mode & 0o777).toString(8), '600');
 });

@@ -46,8 +46,11 @@ export const cpCommand: ServiceCommand = {
     try {
       await machines.copy(from, to);
     } catch (error) {
+      // (An `rm` of the copy, which aborted it, may have deleted its record already.)
       await machines.remove(to).then(
-        () => store.deleteVm(to.id),
+        () => {
+          if (store.getVm(to.id) !== undefined) store.deleteVm(to.id);
+        },
         (cleanup: unknown) =>
           ctx.deps.config.log(
             `req=${ctx.requestId} cp: removing the half-made copy "${to.name}" failed: ${String(cleanup)}`,

@@ -28,7 +28,8 @@ export const rmCommand: ServiceCommand = {
         const vm = findOwnVm(ctx, name, 'delete it');
         // The machine first: if its removal fails, the record stays and `rm` can be retried.
         await ctx.deps.machines.remove(vm);
-        ctx.deps.store.deleteVm(vm.id);
+        // A `cp` making this VM, its copy aborted by this removal, may have deleted it already.
+        if (ctx.deps.store.getVm(vm.id) !== undefined) ctx.deps.store.deleteVm(vm.id);
         data.deleted.push(vm.name);
       } catch (error) {
         if (!(error instanceof ExectlError)) throw error;

@@ -13,6 +13,7 @@
 // ranges, network, disk images, limits), `user` otherwise (a one-id sandbox, host network).
 import { resolve } from 'node:path';
 import { commandEnv } from './command-env.js';
+import { CopiesUnderWay } from './copies-under-way.js';
 import { createVm } from './create-vm.js';
 import { copyFolderDisk, copyMachineDisk } from './disk-copy.js';
 import { assertDiskExists, createDisk, removeDisk } from './disk.js';
@@ -59,6 +60,7 @@ export class BwrapRuntime implements VmRuntime {
   // By resolved disk folder. A pending start is shared by every command that needs it.
   private readonly inits = new Map<string, Promise<RunningVm>>();
   private readonly paused = new Set<string>();
+  private readonly copies = new CopiesUnderWay();
   private readonly systemArgs = systemFolderArgs(readHostRoot());
   private closed = false;
 
@@ -88,11 +90,14 @@ export class BwrapRuntime implements VmRuntime {
   }
 
   async copy(from: VmSpec, to: VmSpec): Promise<void> {
-    const fromDir = resolve(from.diskDir);
-    await assertDiskExists(fromDir);
-    if (this.mode.kind === 'user') return copyFolderDisk(fromDir, resolve(to.diskDir));
-    const init = (await this.current(from)) as MachineInit | undefined;
-    await copyMachineDisk(this.mode, fromDir, resolve(to.diskDir), init);
+    const [fromDir, toDir] = [resolve(from.diskDir), resolve(to.diskDir)];
+    const mode = this.mode;
+    await this.copies.run(fromDir, toDir, async (signal) => {
+      await assertDiskExists(fromDir);
+      if (mode.kind === 'user') return copyFolderDisk(fromDir, toDir);
+      const init = (await this.current(from)) as MachineInit | undefined;
+      await copyMachineDisk(mode, fromDir, toDir, init, signal);
+    });
   }
 
   async exec(vm: VmSpec, command: string, options: ExecOptions = {}): Promise<ExecResult> {
@@ -133,6 +138,8 @@ export class BwrapRuntime implements VmRuntime {
   }
 
   async remove(vm: VmSpec): Promise<void> {
+    const removed = commandFailed(`the copy was stopped: vm "${vm.name}" was removed`);
+    await this.copies.abort(resolve(vm.diskDir), removed);
     await this.stop(vm);
     if (this.mode.kind === 'machine') await removeMachineDisk(this.mode, vm);
     else await removeDisk(vm.diskDir);
@@ -140,6 +147,7 @@ export class BwrapRuntime implements VmRuntime {
 
   async shutdown(): Promise<void> {
     this.closed = true;
+    await this.copies.abort(undefined, new Error('the server stopped during the copy'));
     const pending = [...this.inits.values()];
     this.inits.clear();
     await Promise.all(
@@ -290,8 +298,11 @@ export class BwrapRuntime implements VmRuntime {
     return startVmInit(this.tools, vm.name, diskDir, this.systemArgs, client);
   }
 
+  // A copy of the VM's disk under way ends first: its freeze would hold the VM's writers, and
+  // the copy needs the VM's image mounted until it has thawed.
   private async stop(vm: VmRef): Promise<void> {
     const key = resolve(vm.diskDir);
+    await this.copies.ended(key);
     const current = this.inits.get(key);
     this.inits.delete(key);
     this.paused.delete(key);

@@ -90,7 +90,12 @@ export class VmCgroup {
         : V1_CONTROLLERS.map((c) => join(host.parents[c], name));
     for (const dir of dirs) await mkdir(dir, { recursive: true });
     const cgroup = new VmCgroup(host, dirs);
-    await cgroup.apply(limits);
+    try {
+      await cgroup.apply(limits);
+    } catch (err) {
+      await cgroup.remove();
+      throw err;
+    }
     return cgroup;
   }
 

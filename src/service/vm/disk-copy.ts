@@ -6,6 +6,7 @@ import { constants } from 'node:fs';
 import { copyFile, mkdir, readdir, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createDisk, removeDisk } from './disk.js';
+import { freezeDisk } from './disk-freeze.js';
 import { IMAGE_NAME, hasImage, run } from './disk-image.js';
 import { findExecutable } from './executables.js';
 import { IDS_PER_VM, RANGE_RECORD, idBaseOf, releaseIdRange } from './id-ranges.js';
@@ -26,23 +27,30 @@ export async function copyFolderDisk(fromDir: string, toDir: string): Promise<vo
 /**
  * Copies the image of the machine VM whose disk is `fromDir` into the new disk folder `toDir`,
  * which gets an id range of its own. When the source runs (`running`), its file system is
- * frozen (fsfreeze: written out whole, writers wait) for the copy, so the copy is consistent.
+ * frozen (disk-freeze.ts) for the copy, so the copy is consistent. Once `signal` aborts, the
+ * image copy is ended and no further step begins (the owners' shift, once begun, runs to its
+ * end: it holds the copy mounted); it rejects with the abort's reason, `toDir` gone, the source
+ * thawed.
  */
 export async function copyMachineDisk(
   host: MachineHost,
   fromDir: string,
   toDir: string,
   running: MachineInit | undefined,
+  signal: AbortSignal,
 ): Promise<void> {
   if (!(await hasImage(fromDir))) {
     throw new Error(`the disk of ${fromDir} has no image yet: boot the VM once, then copy it`);
   }
   const fromBase = await idBaseOf(fromDir, host.registry);
+  signal.throwIfAborted();
   await createDisk(toDir);
   try {
     const toBase = await idBaseOf(toDir, host.registry);
-    await copyImage(join(fromDir, IMAGE_NAME), join(toDir, IMAGE_NAME), running);
+    await copyImage(host, join(fromDir, IMAGE_NAME), join(toDir, IMAGE_NAME), running, signal);
+    signal.throwIfAborted();
     await copyBeside(fromDir, toDir);
+    signal.throwIfAborted();
     await shiftOwners(host, toDir, fromBase, toBase);
   } catch (err) {
     await releaseIdRange(toDir, host.registry);
@@ -60,24 +68,26 @@ async function copyBeside(fromDir: string, toDir: string): Promise<void> {
   }
 }
 
-async function copyImage(from: string, to: string, running: MachineInit | undefined) {
-  const copy = () => run(tool('cp'), ['--sparse=always', '--reflink=auto', '--', from, to]);
-  if (running === undefined) return void (await copy());
-  // The image's mount lives in the mount namespace of the VM's launcher.
-  const freeze = (how: '--freeze' | '--unfreeze') =>
-    run(tool('nsenter'), [
-      `--target=${running.launcherPid}`,
-      '--mount',
-      '--',
-      tool('fsfreeze'),
-      how,
-      running.mountPoint,
-    ]);
-  await freeze('--freeze');
+async function copyImage(
+  host: MachineHost,
+  from: string,
+  to: string,
+  running: MachineInit | undefined,
+  signal: AbortSignal,
+) {
+  const { tools } = host;
+  const frozen =
+    running === undefined
+      ? undefined
+      : await freezeDisk(tools, running.launcherPid, running.mountPoint);
   try {
-    await copy();
+    await run(tools.cp, ['--sparse=always', '--reflink=auto', '--', from, to], [0], signal);
+  } catch (err) {
+    // An aborted copy says why it was aborted, not that cp was killed.
+    signal.throwIfAborted();
+    throw err;
   } finally {
-    await freeze('--unfreeze');
+    await frozen?.thaw();
   }
 }
 

@@ -141,12 +141,21 @@ export async function minimumImageSize(tools: DiskTools, diskDir: string): Promi
   return Number(blocks[1]) * Number(blockSize[1]);
 }
 
-/** Runs a tool of ours with our fixed arguments; resolves with its output, rejects with its last line. */
-export function run(file: string, args: string[], okCodes: number[] = [0]): Promise<string> {
+/**
+ * Runs a tool of ours with our fixed arguments; resolves with its output, rejects with its last
+ * line (or, once `signal` aborts, kills it and rejects with an AbortError).
+ */
+export function run(
+  file: string,
+  args: string[],
+  okCodes: number[] = [0],
+  signal?: AbortSignal,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, {
       env: { PATH: DEFAULT_PATH },
       stdio: ['ignore', 'pipe', 'pipe'],
+      signal,
     });
     let output = '';
     const collect = (chunk: Buffer) => {

@@ -116,6 +116,26 @@ if (!lstat($home)) {
   mkdir($home, 0700) or fail("mkdir $home");
   chown($base, $base, $home) or fail("chown $home");
 }
+# The mount points of the boot (bwrap's) are ours: where the VM made something else at one (a
+# symlink, a file, the whiteout of a removal, after unmounting what was there), it goes, never
+# followed, and the base system's folder shows again. bwrap would follow a symlink there, out
+# of the VM's root, and fail. /opt/exectl, where the client is shown, goes whole: the VM's
+# files cannot be seen there anyway.
+my $upper = "$layers/root/upper";
+sub remove_tree {
+  my ($path) = @_;
+  lstat($path) or return;
+  if (!-d _) { unlink($path) or fail("unlink $path"); return }
+  opendir(my $dir, $path) or fail("read $path");
+  my @names = grep { $_ ne "." && $_ ne ".." } readdir($dir);
+  closedir($dir);
+  remove_tree("$path/$_") for @names;
+  rmdir($path) or fail("rmdir $path");
+}
+for my $point ("proc", "dev", "tmp", "run", "opt") {
+  lstat("$upper/$point") && !-d _ and (unlink("$upper/$point") or fail("unlink $upper/$point"));
+}
+remove_tree("$upper/opt/exectl");
 
 open(my $nsfh, "<", $ns) or fail("user namespace $ns");
 my $attr = pack("QQQQ", 0x100000, 0, 0, fileno($nsfh));

@@ -47,19 +47,25 @@ export async function bootMachine(host: MachineHost, vm: VmSpec): Promise<Machin
   await mkdir(mountPoint, { recursive: true, mode: 0o711 });
   const limits = effectiveLimits(host, vm);
   const cgroup = host.cgroups === null ? null : await VmCgroup.open(host.cgroups, name, limits);
-  return startMachineInit(host.tools, {
-    hostname: vm.name,
-    diskDir: resolve(vm.diskDir),
-    idBase: base,
-    cgroup,
-    inbound: host.inbound(),
-    runDir: join(vmRun, 'relay'),
-    mountPoint,
-    vmRunDir: vmRun,
-    baseSystem: host.baseSystem,
-    systemFolders: host.systemFolders,
-    client: host.client,
-  });
+  try {
+    return await startMachineInit(host.tools, {
+      hostname: vm.name,
+      diskDir: resolve(vm.diskDir),
+      idBase: base,
+      cgroup,
+      inbound: host.inbound(),
+      runDir: join(vmRun, 'relay'),
+      mountPoint,
+      vmRunDir: vmRun,
+      baseSystem: host.baseSystem,
+      systemFolders: host.systemFolders,
+      client: host.client,
+    });
+  } catch (err) {
+    // A boot that failed leaves no cgroup behind (its processes, if any, are killed).
+    await cgroup?.remove();
+    throw err;
+  }
 }
 
 /** Gives the VM's id range back and deletes its disk; the VM is stopped. */

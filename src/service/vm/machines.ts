@@ -1,8 +1,5 @@
 // The VM runtime as the commands see it (deps.ts `VmMachines`): stored VM records in, the
 // runtime's disks and sandboxes out.
-import { createHash } from 'node:crypto';
-import { mkdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { commandFailed } from '../../errors.js';
 import type { ServiceDeps, VmExecOptions, VmMachines } from '../deps.js';
@@ -10,6 +7,7 @@ import { reflectionUrlOf } from '../reflection/urls.js';
 import type { VmRecord } from '../store/index.js';
 import { createRuntime } from './create-runtime.js';
 import { detectRuntime } from './detect.js';
+import { makeRunFolder, removeRunFolder } from './run-folder.js';
 import { SetupJobs } from './setup-jobs.js';
 import { bootRunningVms, failInterruptedCreations } from './start-up.js';
 import type { DetectedRuntime, ExecOptions, ExecResult, VmSpec } from './types.js';
@@ -60,12 +58,7 @@ export async function startVmMachines({
   store,
   endpoints,
 }: Pick<ServiceDeps, 'config' | 'store' | 'endpoints'>): Promise<RunningVmMachines> {
-  // Short (unix socket paths are limited to 107 bytes), reachable by the VMs' ids (the data
-  // folder may be private), and one per data folder, whose lock makes it this server's alone:
-  // what a killed server left there is cleared, never piled up.
-  const runDir = join(tmpdir(), `exectl-run-${folderKey(config.dataDir)}`);
-  await rm(runDir, { recursive: true, force: true });
-  await mkdir(runDir, { mode: 0o711 });
+  const runDir = await makeRunFolder(config.dataDir);
   const socketOf = (name: InboundName) => join(runDir, `${name}.sock`);
   const inbound = (): InboundListener[] =>
     (['http', 'reflection'] as const).flatMap((name) => {
@@ -173,11 +166,7 @@ export async function startVmMachines({
       await jobs.stopAll('the server stopped during the setup script');
       await runtime.shutdown();
       await booting;
-      await rm(runDir, { recursive: true, force: true });
+      await removeRunFolder(config.dataDir, runDir);
     },
   };
-}
-
-function folderKey(dataDir: string): string {
-  return createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 16);
 }

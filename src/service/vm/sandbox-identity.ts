@@ -21,6 +21,10 @@ export interface BwrapTools {
 /** The tools of a machine VM: its network, its disk image and its root file system too. */
 export interface MachineTools extends BwrapTools, NetworkTools, DiskTools {
   perl: string;
+  /** Copies a VM's disk image for `cp` (coreutils). */
+  cp: string;
+  /** Holds a running VM's file system still while `cp` copies its image (util-linux). */
+  fsfreeze: string;
 }
 
 /**
@@ -63,6 +67,8 @@ const MACHINE_TOOLS = {
   resize2fs: 'resize2fs',
   // The idmapped mounts of each VM's root (machine-root.ts); Debian's perl-base is essential.
   perl: 'perl',
+  cp: 'cp',
+  fsfreeze: 'fsfreeze',
 } as const;
 
 /** The tools, or the name of the first one missing. */

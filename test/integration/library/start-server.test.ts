@@ -1,7 +1,6 @@
 // The package as a library (SPEC §10), in process: startServer, Client, faults, mint, reset,
 // export and stop — against real loopback listeners, a real SQLite file and real VM processes.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -293,11 +292,10 @@ test('stop leaves no process, port or folder behind', async () => {
   await client.ssh('web', ['sh', '-c', `${sleeper.join(' ')} >/dev/null 2>&1 &`]);
   assert.equal(processesRunning(sleeper).length, 1, 'the background process runs');
   const urls = [server.url, server.reflectionUrl, `http://127.0.0.1:${server.sshPort}`];
-  // The VMs' run folder (sockets, the client's bin) lives in the temporary folder, named by a
-  // hash of the data folder (src/service/vm/machines.ts): there while the server runs.
-  const hash = createHash('sha256').update(server.dataDir).digest('hex').slice(0, 16);
-  const runDir = join(tmpdir(), `exectl-run-${hash}`);
-  assert.ok(existsSync(runDir), runDir);
+  // The VMs' run folder (sockets, the client's bin) lives in the temporary folder, recorded in
+  // the data folder (src/service/vm/run-folder.ts): there while the server runs.
+  const runDir = readFileSync(join(server.dataDir, 'run-folder'), 'utf8').trim();
+  assert.ok(runDir.startsWith(join(tmpdir(), 'exectl-run-')) && existsSync(runDir), runDir);
   const folders = [server.dataDir, join(server.ownerKey.privateKeyPath, '..'), runDir];
 
   await server.stop();

@@ -1,12 +1,16 @@
 // Host root works on trees a VM wrote, and must never follow a symlink there: a link to a host
 // file or folder would give it away. `cp` moves every owner of the copy to the copy's own id
 // range (keeping set-id bits, which chown clears); every boot makes the VM's /root again if it
-// is gone. As root, as CI runs the tests.
+// is gone, and never follows what the VM made at a mount point of its boot (/opt/exectl, where
+// the client is shown, and the kernel's folders). A boot that fails leaves no cgroup behind.
+// As root, as CI runs the tests.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { detectCgroups } from '../../../src/service/vm/cgroups.js';
 import type { VmSpec } from '../../../src/service/vm/index.js';
 import { openVmFixture, type VmFixture } from './fixture.js';
 
@@ -70,4 +74,82 @@ describe('machine VMs: host root never follows a VM’s symlinks', () => {
       await rm(target, { recursive: true, force: true });
     }
   });
+
+  test('a mount point of the boot replaced (symlink, file): the next boot restores it', async () => {
+    const target = await mkdtemp(join(tmpdir(), 'exectl-host-folder-'));
+    const vm = await fx.create('remade');
+    assert.equal((await fx.run(vm, 'true')).exitCode, 0);
+    const cgroups = await cgroupFoldersOf(vm);
+    assert.ok(cgroups.length > 0, 'a running VM has its cgroups');
+    // What is mounted there first goes (the VM's root may unmount its own mounts).
+    const unmount = (path: string) =>
+      `for m in $(awk '{ print $5 }' /proc/self/mountinfo | grep '^${path}' | sort -r); do umount -l "$m"; done`;
+    const cases: [what: string, command: string][] = [
+      [
+        '/opt/exectl a symlink to a host folder',
+        `${unmount('/opt/exectl')}; rm -rf /opt/exectl && ln -s ${target} /opt/exectl`,
+      ],
+      [
+        '/opt/exectl a symlink inside',
+        `${unmount('/opt/exectl')}; rm -rf /opt/exectl && ln -s /etc /opt/exectl`,
+      ],
+      [
+        '/opt/exectl/node a symlink',
+        `${unmount('/opt/exectl/node')}; rm -f /opt/exectl/node && ln -s /etc/passwd /opt/exectl/node`,
+      ],
+      [
+        '/opt/exectl/bin a file',
+        `${unmount('/opt/exectl/bin')}; rm -rf /opt/exectl/bin && echo x > /opt/exectl/bin`,
+      ],
+      ['/opt a symlink', `${unmount('/opt')}; rm -rf /opt && ln -s ${target} /opt`],
+      ['/tmp a symlink', `${unmount('/tmp')}; rm -rf /tmp && ln -s ${target} /tmp`],
+      ['/run a file', `${unmount('/run')}; rm -rf /run && echo x > /run`],
+    ];
+    try {
+      for (const [what, command] of cases) {
+        const ran = await fx.run(vm, `cd / && (${command})`);
+        assert.equal(ran.exitCode, 0, `${what}: ${ran.output}`);
+        await fx.runtime.restart(vm);
+        const seen = await fx.run(
+          vm,
+          'stat -c %F /opt /opt/exectl /opt/exectl/bin /tmp /run && exectl --version >/dev/null && echo client runs',
+        );
+        assert.equal(
+          seen.output,
+          `${'directory\n'.repeat(5)}client runs\n`,
+          `${what}: ${seen.output}`,
+        );
+      }
+      assert.deepEqual(await readdir(target), []);
+    } finally {
+      await fx.runtime.remove(vm);
+      await rm(target, { recursive: true, force: true });
+    }
+    assert.deepEqual(
+      cgroups.filter((dir) => existsSync(dir)),
+      [],
+    );
+  });
+
+  test('a boot that fails leaves no cgroup folder behind', async () => {
+    const broken = await fx.create('broken');
+    // Its file system's superblock gone: the image no longer mounts.
+    const image = await open(join(broken.diskDir, 'disk.img'), 'r+');
+    await image.write(Buffer.alloc(64 * 1024), 0, 64 * 1024, 0);
+    await image.close();
+    await assert.rejects(fx.runtime.restart(broken), /could not start the sandbox/);
+    assert.deepEqual(await cgroupFoldersOf(broken), []);
+    await fx.runtime.remove(broken);
+  });
 });
+
+/** The cgroup folders of the VM (by its id range's name) that exist on this host. */
+async function cgroupFoldersOf(vm: VmSpec): Promise<string[]> {
+  const host = await detectCgroups();
+  assert.ok(!('problem' in host), 'these tests run with cgroups');
+  const base = Number(await readFile(join(vm.diskDir, 'id-range'), 'utf8'));
+  const parents = host.kind === 'v2' ? [host.parent] : Object.values(host.parents);
+  return parents
+    .map((parent) => join(parent, `vm-${base.toString(16)}`))
+    .filter((dir) => existsSync(dir));
+}

@@ -1,6 +1,14 @@
 // `exectl serve export` (SPEC §7): a data folder's state as a `--seed` file, offline (refused
 // while a server runs on the folder). Secrets only with --with-secrets.
-import { closeSync, fchmodSync, fstatSync, openSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { ExectlError } from '../../../errors.js';
 import { fsCause } from '../../../fs-cause.js';
@@ -37,8 +45,12 @@ export async function runExport(
   try {
     writePrivate(flags.out, text);
   } catch (err) {
-    throw new ExectlError('usage', `cannot write --out ${flags.out}: ${fsCause(err)}`, {
-      hint: 'give --out a file in a folder you can write to',
+    const why =
+      (err as NodeJS.ErrnoException).code === 'ELOOP'
+        ? 'it is a symbolic link, which is never followed'
+        : fsCause(err);
+    throw new ExectlError('usage', `cannot write --out ${flags.out}: ${why}`, {
+      hint: 'give --out a new file, or one of yours, in a folder you can write to',
     });
   }
   const accounts = seed.accounts.length;
@@ -47,14 +59,21 @@ export async function runExport(
 }
 
 /**
- * Writes `text` to `path`, a regular file left readable by its user only (0600) even when it
- * existed open to others: the export may hold secrets. Not a pipe or device (`/dev/stdout`),
- * whose mode is not the export's to change.
+ * Writes `text` to `path`, a regular file left readable by its user only (0600, and so made)
+ * even when it existed open to others: the export may hold secrets. Never through a symlink
+ * (one planted at `path` would send it wherever it points), never into another user's file
+ * (its owner would read it): both refused before anything is written. Not a pipe or device
+ * (`/dev/null`), whose mode is not the export's to change.
  */
 function writePrivate(path: string, text: string): void {
-  const fd = openSync(path, 'w', 0o600);
+  const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
   try {
-    if (fstatSync(fd).isFile()) fchmodSync(fd, 0o600);
+    const found = fstatSync(fd);
+    if (found.isFile()) {
+      if (found.uid !== process.geteuid?.()) throw new Error('it belongs to another user');
+      fchmodSync(fd, 0o600);
+      ftruncateSync(fd, 0);
+    }
     writeFileSync(fd, text);
   } finally {
     closeSync(fd);
