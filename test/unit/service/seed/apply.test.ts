@@ -38,6 +38,7 @@ async function openTarget(
     machines,
     endpoints,
     log: () => {},
+    allowPrivateTargets: false,
     close: async () => {
       await machines.shutdown();
       store.close();
