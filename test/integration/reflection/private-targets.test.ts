@@ -128,6 +128,15 @@ describe('by default', () => {
       });
       assert.ok(!r.text.includes(HOST_SECRET));
     }
+    // And from a program in the VM, through the address it is given.
+    const r = await h.execRaw(
+      `ssh vm1 'curl -s -w " %{http_code}" "$EXECTL_REFLECTION_URL/i/old0/admin"'`,
+    );
+    assert.equal(r.status, 200, r.text);
+    assert.equal(
+      r.text,
+      `${JSON.stringify({ error: `integration "old0" refused: ${REASON}` })}\n 403`,
+    );
     assert.equal(asked, 0, 'the host-only server was never asked');
     assert.ok(h.svc.logs.every((line) => !line.includes(HOST_SECRET)));
   });
