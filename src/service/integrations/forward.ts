@@ -22,8 +22,9 @@ export type ForwardingIntegration = IntegrationRecord & { target: string };
  * addresses checked not to be private (guarded-lookup.ts), resolved anew for each connection.
  *
  * @throws ExectlError `bad_gateway` `integration "x" is unreachable` when the target cannot be
- *   reached before it answers, or `...: header "X" is not visible ASCII; ...` (see below); `forbidden` `integration "x" refused: ...` when it is private;
- *   `bad_request` when `rest` climbs out of the target's path.
+ *   reached before it answers, or `integration "x": header "X" is not visible ASCII; ...` for
+ *   a value stored before that rule; `forbidden` `integration "x" refused: ...` when the
+ *   target is private; `bad_request` when `rest` climbs out of the target's path.
  */
 export function forwardToIntegration(
   req: IncomingMessage,
