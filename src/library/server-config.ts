@@ -48,6 +48,11 @@ export interface StartServerOptions {
   log?: LogSink;
   /** The per-command deadline in ms. Default 30000 (SPEC §2). */
   commandDeadlineMs?: number;
+  /**
+   * As `serve --allow-private-targets`: integrations may forward to loopback, link-local and
+   * this host's own addresses, such as a stub API your test starts on 127.0.0.1. Default false.
+   */
+  allowPrivateTargets?: boolean;
 }
 
 /** The service configuration for `options` on `dataDir`, with `faults` wired in. */
@@ -72,6 +77,7 @@ export function serviceConfigFor(
     rateLimit: rate,
     log: options.log ?? (() => {}),
     commandDeadlineMs: options.commandDeadlineMs ?? DEFAULTS.commandDeadlineMs,
+    allowPrivateTargets: options.allowPrivateTargets === true,
     faults,
   };
 }

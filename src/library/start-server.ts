@@ -76,7 +76,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       try {
         const { store, machines, endpoints } = service;
         if (seed !== undefined) {
-          const target = { store, machines, endpoints, log: config.log };
+          const target = {
+            store,
+            machines,
+            endpoints,
+            log: config.log,
+            allowPrivateTargets: config.allowPrivateTargets === true,
+          };
           await applySeed(seed, target, new AbortController().signal);
         }
         // At every start, not only on an empty folder as `exectl serve` does: `mint` signs

@@ -35,6 +35,11 @@ export interface ServiceConfig {
   /** How long a setup script may run in the background (SPEC §4: 15 minutes). Tests shorten it. */
   setupDeadlineMs?: number;
   /**
+   * `serve --allow-private-targets`: integrations may forward to loopback, link-local,
+   * unspecified and the host's own addresses (SPEC §6). Absent or false, they may not.
+   */
+  allowPrivateTargets?: boolean;
+  /**
    * Failures to inject into `/exec` requests (SPEC §10). Only the library's startServer sets
    * it, never a flag or a request: absent, no request can meet a fault.
    */

@@ -80,6 +80,11 @@ describe('bad values: exit 2, one line, nothing started', () => {
       { EXECTL_EPHEMERAL: 'maybe' },
       'EXECTL_EPHEMERAL="maybe" is not a yes/no value — use 1 or 0',
     ],
+    [
+      [],
+      { EXECTL_ALLOW_PRIVATE_TARGETS: 'maybe' },
+      'EXECTL_ALLOW_PRIVATE_TARGETS="maybe" is not a yes/no value — use 1 or 0',
+    ],
     [['--bogus'], {}, `unknown option '--bogus' — see "exectl serve --help"`],
     [
       ['extra'],

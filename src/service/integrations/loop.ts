@@ -5,7 +5,6 @@
 // differently later, listeners that moved since) is caught by the mark every forwarded request
 // carries, which the listeners refuse.
 import { randomBytes } from 'node:crypto';
-import { lookup } from 'node:dns/promises';
 import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
 import { commandFailed, ExectlError } from '../../errors.js';
@@ -34,21 +33,22 @@ export function integrationLoop(): ExectlError {
 
 /**
  * Refuses an integration target on a port of the service's listeners (HTTP, reflection, SSH)
- * at an address that reaches them: loopback, unspecified (`0.0.0.0`, `::`), or a listener's
- * own address, however written (`localhost`, any `*.localhost`, `2130706433`, `[::ffff:…]`,
- * a name DNS resolves there). A name that does not resolve now is let through.
+ * at an address that reaches them: loopback, unspecified (`0.0.0.0`, `::`), a listener's own
+ * address, or any of the host's addresses when a listener is on a wildcard one. `addresses`
+ * are the target's host resolved (see target-policy.ts), so every spelling is caught.
  *
  * @throws ExectlError 422 `invalid target "http://127.0.0.1:7070": it is one of exectl's own listeners`
  */
-export async function refuseOwnListener(
-  target: string,
+export function refuseOwnListener(
+  url: URL,
+  addresses: readonly string[],
   endpoints: ServiceEndpoints,
-): Promise<void> {
-  const url = new URL(target);
+  hostAddresses: readonly string[],
+): void {
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
   if (!servicePorts(endpoints).has(port)) return;
-  const reaching = reachingAddresses(endpoints);
-  for (const address of await addressesOf(url.hostname)) {
+  const reaching = reachingAddresses(endpoints, hostAddresses);
+  for (const address of addresses) {
     if (reaching.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4')) {
       const shown = quote(`${url.protocol}//${url.host}`);
       throw commandFailed(`invalid target ${shown}: it is one of exectl's own listeners`);
@@ -57,8 +57,12 @@ export async function refuseOwnListener(
 }
 
 /** Addresses at which a connection reaches the service's listeners. */
-function reachingAddresses(endpoints: ServiceEndpoints): BlockList {
+function reachingAddresses(endpoints: ServiceEndpoints, hostAddresses: readonly string[]) {
   const list = new BlockList();
+  const add = (host: string) => {
+    const family = isIP(host);
+    if (family !== 0) list.addAddress(host, family === 6 ? 'ipv6' : 'ipv4');
+  };
   list.addSubnet('127.0.0.0', 8, 'ipv4');
   list.addSubnet('0.0.0.0', 8, 'ipv4');
   list.addAddress('::1', 'ipv6');
@@ -67,25 +71,10 @@ function reachingAddresses(endpoints: ServiceEndpoints): BlockList {
     .filter((base) => base !== '')
     .map((base) => new URL(base).hostname);
   if (endpoints.ssh !== null) hosts.push(endpoints.ssh.host);
-  for (const host of hosts.map(unbracketed)) {
-    const family = isIP(host);
-    if (family !== 0) list.addAddress(host, family === 6 ? 'ipv6' : 'ipv4');
+  for (const host of hosts.map((h) => h.replace(/^\[(.*)\]$/, '$1'))) {
+    add(host);
+    // A listener on a wildcard address answers at every address of the host.
+    if (host === '0.0.0.0' || host === '::') hostAddresses.forEach(add);
   }
   return list;
-}
-
-async function addressesOf(hostname: string): Promise<string[]> {
-  const host = unbracketed(hostname).replace(/\.$/, '');
-  if (isIP(host) !== 0) return [host];
-  // RFC 6761: every *.localhost name is loopback (curl and browsers agree), whatever DNS says.
-  if (host === 'localhost' || host.endsWith('.localhost')) return ['127.0.0.1'];
-  try {
-    return (await lookup(host, { all: true })).map((found) => found.address);
-  } catch {
-    return [];
-  }
-}
-
-function unbracketed(host: string): string {
-  return host.startsWith('[') ? host.slice(1, -1) : host;
 }

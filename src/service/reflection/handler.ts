@@ -51,7 +51,10 @@ async function answer(
   if (route.kind === 'integration') {
     logAs(`${vm.name} ${req.method ?? '-'} /i/${route.name}`);
     const integration = forwardingIntegration(deps.store, vm, integrations, route.name);
-    return forwardToIntegration(req, res, integration, route.rest, loopMark);
+    return forwardToIntegration(req, res, integration, route.rest, {
+      loopMark,
+      allowPrivateTargets: deps.config.allowPrivateTargets === true,
+    });
   }
 
   logAs(`${vm.name} ${req.method ?? '-'} ${route.path}`);

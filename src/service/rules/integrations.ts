@@ -15,8 +15,16 @@ import { checkTag, checkVmName, quote } from './validate.js';
 const INTEGRATION_NAME = /^[a-z][a-z0-9_-]{0,62}$/;
 /** An HTTP field name: a token (RFC 9110 §5.1). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** A field value without control characters (so no second header can be smuggled in). */
-const HEADER_VALUE = /^[^\u0000-\u0008\u000a-\u001f\u007f]*$/;
+/**
+ * A field value of visible ASCII, spaces and tabs (SPEC §6): no control character, so no second
+ * header can be smuggled in, and nothing outside ASCII, which node refuses to send.
+ */
+const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
+
+/** Whether a header's value may be sent as it is (see {@link checkHeaderLine}). */
+export function isSendableHeaderValue(value: string): boolean {
+  return HEADER_VALUE.test(value);
+}
 
 /** @throws 422 `invalid integration name "X": ...` */
 export function checkIntegrationName(name: string): string {
@@ -70,7 +78,7 @@ export function checkTarget(text: string): string {
  *
  * @throws 422 `invalid header: expected "Name: value"`, `invalid header name "X"`,
  *   `header "Host" is set by the proxy and cannot be configured`, or
- *   `invalid value for header "X": control characters are not allowed`.
+ *   `invalid value for header "X": only visible ASCII characters, spaces and tabs are allowed`.
  */
 export function checkHeaderLine(line: string): string {
   const colon = line.indexOf(':');
@@ -80,9 +88,9 @@ export function checkHeaderLine(line: string): string {
   if (RESERVED_HEADER_NAMES.has(name.toLowerCase())) {
     throw commandFailed(`header ${quote(name)} is set by the proxy and cannot be configured`);
   }
-  if (!HEADER_VALUE.test(line.slice(colon + 1))) {
+  if (!isSendableHeaderValue(line.slice(colon + 1))) {
     throw commandFailed(
-      `invalid value for header ${quote(name)}: control characters are not allowed`,
+      `invalid value for header ${quote(name)}: only visible ASCII characters, spaces and tabs are allowed`,
     );
   }
   return line;

@@ -16,6 +16,8 @@ export interface SeedTarget {
   machines: VmMachines;
   /** The listeners no integration may forward to. */
   endpoints: ServiceEndpoints;
+  /** `serve --allow-private-targets`: integrations may name private addresses (SPEC §6). */
+  allowPrivateTargets: boolean;
   /** Where problems that do not stop the seed are reported (a failed cleanup). */
   log: LogSink;
 }

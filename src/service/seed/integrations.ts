@@ -1,25 +1,27 @@
 // The integrations of one seed account: created when missing, else updated field by field.
-import { refuseOwnListener } from '../integrations/loop.js';
+import { refuseForbiddenTarget, type TargetPolicy } from '../integrations/target-policy.js';
 import { asSeedConflict, seedConflict, seedEntry, type SeedChanges } from './conflict.js';
 import type { SeedAccount, SeedIntegration } from './parse.js';
-import type { ServiceEndpoints } from '../deps.js';
 import type { Account, IntegrationChanges, IntegrationRecord, Store } from '../store/index.js';
 
 /**
  * Makes each integration of `entry` exist on `account` and match the fields the seed gives.
- * A target on one of the service's own listeners is refused, as `integrations add` does.
+ * A target on one of the service's own listeners, or a private one unless the policy allows
+ * it, is refused, as `integrations add` does.
  */
 export async function applySeedIntegrations(
-  { store, endpoints }: { store: Store; endpoints: ServiceEndpoints },
+  { store, endpoints, allowPrivateTargets }: { store: Store } & TargetPolicy,
   entry: SeedAccount,
   account: Account,
   changes: SeedChanges,
 ): Promise<void> {
   for (const wanted of entry.integrations) {
     if (wanted.target !== undefined) {
-      await refuseOwnListener(wanted.target, endpoints).catch((err: unknown) => {
-        throw asSeedConflict(wanted.path, err);
-      });
+      await refuseForbiddenTarget(wanted.target, { endpoints, allowPrivateTargets }).catch(
+        (err: unknown) => {
+          throw asSeedConflict(wanted.path, err);
+        },
+      );
     }
     seedEntry(wanted.path, () => {
       const existing = store.getIntegration(account.id, wanted.name);

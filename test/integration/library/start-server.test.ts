@@ -313,3 +313,32 @@ test('only the library makes a fault table: no flag and no command reaches one',
     });
   assert.deepEqual(uses('src'), ['src/library/start-server.ts']);
 });
+
+test('allowPrivateTargets lets integrations reach a stub on 127.0.0.1, in seeds too', async () => {
+  const add = 'integrations add http-proxy --name stub --target http://127.0.0.1:9/api';
+  const strict = await startServer();
+  try {
+    const client = new Client({ url: strict.url, token: await strict.mint() });
+    const err = await execError(client.exec(add));
+    assert.equal(err.status, 422);
+    assert.match(err.message, /exectl serve --allow-private-targets allows that/);
+  } finally {
+    await strict.stop();
+  }
+  const seed = {
+    accounts: [
+      {
+        email: 'owner@localhost',
+        integrations: [{ name: 'seeded', type: 'llm', target: 'http://localhost:9' }],
+      },
+    ],
+  };
+  await assert.rejects(startServer({ seed }), /allow-private-targets/);
+  const open = await startServer({ allowPrivateTargets: true, seed });
+  try {
+    const client = new Client({ url: open.url, token: await open.mint() });
+    assert.equal(((await client.exec(add)) as { target: string }).target, 'http://127.0.0.1:9/api');
+  } finally {
+    await open.stop();
+  }
+});

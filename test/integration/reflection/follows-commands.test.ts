@@ -9,7 +9,8 @@ let h: ReflectionHarness;
 let bob: GeneratedKey;
 
 before(async () => {
-  h = await startReflectionHarness();
+  // Its targets are on 127.0.0.1, a private address (SPEC §6; private-targets.test.ts).
+  h = await startReflectionHarness({ allowPrivateTargets: true });
   bob = await h.svc.addAccount('bob@example.com');
   await h.exec('new --name vm1');
   await h.exec('new --name vm2 --tag two');

@@ -47,7 +47,8 @@ function takeOver(req: IncomingMessage, res: ServerResponse): boolean {
 }
 
 before(async () => {
-  h = await startReflectionHarness();
+  // Its targets are on 127.0.0.1, a private address (SPEC §6; private-targets.test.ts).
+  h = await startReflectionHarness({ allowPrivateTargets: true });
   upstream = await startEchoUpstream(takeOver);
   await h.exec('new --name vm1');
   await h.exec('new --name vm2');
@@ -226,4 +227,26 @@ test('the secret header never shows: not in reflection, commands, or logs', asyn
     'Authorization',
     'X-Api-Key',
   ]);
+});
+
+test('a stored header value that is not visible ASCII answers 502 naming the header, never 500', async () => {
+  const account = h.svc.service.store.findAccountByEmail(h.svc.owner.email)!;
+  const before = upstream.requests.length;
+  // Written straight to the store, as a data folder from before the rule of `--header` holds it.
+  h.svc.service.store.createIntegration({
+    accountId: account.id,
+    name: 'old-header',
+    type: 'http-proxy',
+    target: upstream.url,
+    headers: ['X-Key: ключ-secret'],
+    attachments: ['vm:vm1'],
+  });
+  const r = await h.http(`${h.reflectionUrl('vm1')}/i/old-header/x`);
+  assert.equal(r.status, 502, r.text);
+  assert.deepEqual(JSON.parse(r.text), {
+    error:
+      'integration "old-header": header "X-Key" is not visible ASCII; remove the integration and add it again',
+  });
+  assert.equal(upstream.requests.length, before, 'nothing reached the target');
+  await h.exec('integrations remove old-header');
 });

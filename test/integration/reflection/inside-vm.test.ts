@@ -17,7 +17,8 @@ let upstream: EchoUpstream;
 let emoji: string;
 
 before(async () => {
-  h = await startReflectionHarness({ runtime: 'bwrap' });
+  // Its targets are on 127.0.0.1, a private address (SPEC §6; private-targets.test.ts).
+  h = await startReflectionHarness({ runtime: 'bwrap', allowPrivateTargets: true });
   assert.equal(h.svc.service.runtime.kind, 'bwrap');
   upstream = await startEchoUpstream();
   emoji = ((await h.exec('new --name vm1 --tag box')) as { emoji: string }).emoji;

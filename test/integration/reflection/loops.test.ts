@@ -9,7 +9,11 @@ import { startReflectionHarness, type ReflectionHarness } from './harness.js';
 let h: ReflectionHarness;
 let ports: { http: number; reflection: number; ssh: number };
 before(async () => {
-  h = await startReflectionHarness({ sshListen: { host: '127.0.0.1', port: 0 } });
+  // Its targets are on 127.0.0.1, a private address (SPEC §6; private-targets.test.ts).
+  h = await startReflectionHarness({
+    sshListen: { host: '127.0.0.1', port: 0 },
+    allowPrivateTargets: true,
+  });
   const { endpoints } = h.svc.service;
   ports = {
     http: Number(new URL(endpoints.http).port),

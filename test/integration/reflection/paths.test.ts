@@ -21,7 +21,8 @@ const PATHS = [
 ];
 
 before(async () => {
-  h = await startReflectionHarness();
+  // Its targets are on 127.0.0.1, a private address (SPEC §6; private-targets.test.ts).
+  h = await startReflectionHarness({ allowPrivateTargets: true });
   const vm = (await h.exec("new --name vm1 --tag web --tag blue --comment 'hello there'")) as {
     emoji: string;
   };

@@ -29,7 +29,7 @@ export async function runImport(ctx: CliContext, flags: ServeFlags, file: string
     const log = (line: string) => ctx.stderr.write(`exectl: import: ${line}\n`);
     changes = await applySeed(
       seed,
-      { store, machines, endpoints, log },
+      { store, machines, endpoints, log, allowPrivateTargets: settings.allowPrivateTargets },
       new AbortController().signal,
     );
   } finally {

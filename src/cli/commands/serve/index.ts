@@ -67,6 +67,10 @@ export const command: CliCommand = {
           LOG_LEVELS,
         ),
       )
+      .option(
+        '--allow-private-targets',
+        "let integrations forward to loopback, link-local and this host's addresses",
+      )
       .addHelpText('after', SERVE_HELP);
     declareAccounts(
       cmd.command('accounts').description('manage the accounts of a data folder'),

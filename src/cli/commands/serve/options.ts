@@ -30,6 +30,7 @@ export interface ServeFlags {
   rateLimit?: string;
   seed?: string;
   logLevel?: string;
+  allowPrivateTargets?: boolean;
 }
 
 /** Where the data lives: a folder kept across runs, or a temporary one removed at exit. */
@@ -49,6 +50,8 @@ export interface ServeSettings {
   rateLimit: RateLimit | null;
   seedPath: string | undefined;
   logLevel: LogLevel;
+  /** Integrations may forward to loopback, link-local and the host's own addresses. */
+  allowPrivateTargets: boolean;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -96,6 +99,9 @@ export function resolveServeSettings(flags: ServeFlags, env: Env): ServeSettings
     rateLimit: rateLimit(pick('rate-limit', flags.rateLimit) ?? from(DEFAULTS.rateLimit)),
     seedPath: pick('seed', flags.seed)?.value,
     logLevel: oneOf(pick('log-level', flags.logLevel) ?? from('info'), LOG_LEVELS),
+    allowPrivateTargets:
+      flags.allowPrivateTargets === true ||
+      envFlag('EXECTL_ALLOW_PRIVATE_TARGETS', env.EXECTL_ALLOW_PRIVATE_TARGETS),
   };
 }
 

@@ -99,7 +99,13 @@ async function start(
     void stopRequested.then(() => abort.abort(new Error('server stopping')));
     const log = (line: string) => ctx.stderr.write(`exectl: seed: ${line}\n`);
     const { store, machines, endpoints } = service;
-    const target = { store, machines, endpoints, log };
+    const target = {
+      store,
+      machines,
+      endpoints,
+      log,
+      allowPrivateTargets: settings.allowPrivateTargets,
+    };
     const changes = await applySeed(seed, target, abort.signal);
     const summary = changes.length === 0 ? 'nothing to change' : `${changes.length} change(s)`;
     ctx.stderr.write(`exectl: seed ${settings.seedPath}: ${summary}\n`);
@@ -153,6 +159,7 @@ export function serviceConfig(
       if (LOG_LEVELS.indexOf(level) >= threshold) ctx.stderr.write(`${line}\n`);
     },
     commandDeadlineMs: DEFAULTS.commandDeadlineMs,
+    allowPrivateTargets: settings.allowPrivateTargets,
   };
 }
 

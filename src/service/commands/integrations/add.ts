@@ -1,5 +1,5 @@
 import { commandFailed } from '../../../errors.js';
-import { refuseOwnListener } from '../../integrations/loop.js';
+import { refuseForbiddenTarget, targetPolicyOf } from '../../integrations/target-policy.js';
 import { REFLECTION_FIELDS, type IntegrationType } from '../../store/index.js';
 import { json, type ServiceCommand } from '../shared/command.js';
 import { checkComment } from '../../rules/validate.js';
@@ -63,7 +63,6 @@ export const integrationsAddCommand: ServiceCommand = {
     if (name === undefined) throw commandFailed('missing flag --name');
     checkIntegrationName(name);
     const target = checkTargetFor(type, flags.string('target'));
-    if (target !== null) await refuseOwnListener(target, ctx.deps.endpoints);
     const headers = flags.strings('header').map(checkHeaderLine);
     if (type === 'reflection' && headers.length > 0) {
       throw commandFailed('a reflection integration has no headers');
@@ -72,14 +71,18 @@ export const integrationsAddCommand: ServiceCommand = {
     if (type !== 'reflection' && fieldsText !== undefined) {
       throw commandFailed('--fields applies to reflection integrations only');
     }
+    const comment = checkComment(flags.string('comment') ?? '');
+    const attachments = flags.strings('attach').map((spec) => attachableSpec(ctx, spec));
+    // Last: it may ask DNS, which only a target that passed every other check deserves.
+    if (target !== null) await refuseForbiddenTarget(target, targetPolicyOf(ctx.deps));
     const created = ctx.deps.store.createIntegration({
       accountId: ctx.principal.accountId,
       name,
       type,
-      comment: checkComment(flags.string('comment') ?? ''),
+      comment,
       target,
       headers,
-      attachments: flags.strings('attach').map((spec) => attachableSpec(ctx, spec)),
+      attachments,
       ...(fieldsText === undefined ? {} : { reflectionFields: parseReflectionFields(fieldsText) }),
     });
     return json(integrationView(created));

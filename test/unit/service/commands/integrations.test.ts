@@ -109,12 +109,12 @@ test('add reflection with --fields (with or without "/", SPEC order); "" opens n
 });
 
 test('rename, attach, detach answer the integration; a rename keeps attachments', async () => {
-  await fx.run(ada, 'integrations add http-proxy --name hp --target http://127.0.0.1:9/base');
+  await fx.run(ada, 'integrations add http-proxy --name hp --target http://198.51.100.7:9/base');
   const hp = {
     name: 'hp',
     type: 'http-proxy',
     comment: '',
-    target: 'http://127.0.0.1:9/base',
+    target: 'http://198.51.100.7:9/base',
     attachments: [] as string[],
     header_names: [],
     fields: [],
@@ -160,7 +160,7 @@ test('new --integration attaches vm:<name>; the list shows it', async () => {
 });
 
 test('integrations are per account: another account neither sees nor touches them', async () => {
-  await fx.run(ada, 'integrations add llm --name mine --target http://127.0.0.1:9');
+  await fx.run(ada, 'integrations add llm --name mine --target http://198.51.100.7:9');
   assert.deepEqual(await fx.run(bob, 'integrations list'), { integrations: [reflection] });
   for (const line of [
     'integrations remove mine',
@@ -175,7 +175,7 @@ test('integrations are per account: another account neither sees nor touches the
     );
   }
   // The same name is free in every account.
-  await fx.run(bob, 'integrations add llm --name mine --target http://127.0.0.1:9');
+  await fx.run(bob, 'integrations add llm --name mine --target http://198.51.100.7:9');
   await fx.run(bob, 'integrations remove mine');
   await fx.run(ada, 'integrations remove mine');
 });
@@ -183,9 +183,9 @@ test('integrations are per account: another account neither sees nor touches the
 test('refusals: one 422 sentence each, nothing created, header values never echoed', async () => {
   await fx.run(
     ada,
-    'integrations add llm --name taken --target http://127.0.0.1:9 --attach auto:all',
+    'integrations add llm --name taken --target http://198.51.100.7:9 --attach auto:all',
   );
-  const llm = 'integrations add llm --name x --target http://127.0.0.1:9';
+  const llm = 'integrations add llm --name x --target http://198.51.100.7:9';
   const tagError =
     'invalid tag "Bad": use 1 to 63 lowercase letters, digits, "_" or "-", starting with a letter';
   const cases: [line: string, message: string][] = [
@@ -194,7 +194,7 @@ test('refusals: one 422 sentence each, nothing created, header values never echo
       'integrations add ftp --name x',
       'unknown integration type "ftp" (known: reflection, llm, github, http-proxy)',
     ],
-    ['integrations add llm --target http://127.0.0.1:9', 'missing flag --name'],
+    ['integrations add llm --target http://198.51.100.7:9', 'missing flag --name'],
     [
       'integrations add llm --name Bad --target http://h',
       'invalid integration name "Bad": use 1 to 63 lowercase letters, digits, "_" or "-", starting with a letter',
@@ -238,10 +238,13 @@ test('refusals: one 422 sentence each, nothing created, header values never echo
       `${llm} --header 'Transfer-Encoding: chunked'`,
       'header "Transfer-Encoding" is set by the proxy and cannot be configured',
     ],
-    [
-      `${llm} --header "X-Key: ${SECRET}\u0001"`,
-      'invalid value for header "X-Key": control characters are not allowed',
-    ],
+    // SPEC §6: visible ASCII, spaces and tabs only; anything else would fail every request.
+    ...[`${SECRET}\u0001`, `${SECRET}\u007f`, `${SECRET}é`, `ключ${SECRET}`, `${SECRET}🔑`].map(
+      (value): [string, string] => [
+        `${llm} --header "X-Key: ${value}"`,
+        'invalid value for header "X-Key": only visible ASCII characters, spaces and tabs are allowed',
+      ],
+    ),
     [
       'integrations add reflection --name r2 --target http://h',
       'a reflection integration has no target',
@@ -369,6 +372,6 @@ test('integrations --help lists the group; integrations add --help is exact', as
     subcommands: [],
   });
   // --help runs nothing, even after a complete command line.
-  await fx.run(ada, 'integrations add llm --name helped --target http://127.0.0.1:9 --help');
+  await fx.run(ada, 'integrations add llm --name helped --target http://198.51.100.7:9 --help');
   assert.equal(fx.store.getIntegration(ada.account.id, 'helped'), undefined);
 });

@@ -36,7 +36,7 @@ const headerName = fc.oneof(
 );
 const MARK = 'S3CR3T';
 
-test('checkHeaderLine: accepted lines are "token: printable value"; values are never echoed', () => {
+test('checkHeaderLine: accepted lines are "token: visible ASCII value"; values are never echoed', () => {
   fc.assert(
     fc.property(headerName, anyText, anyText, (name, before, after) => {
       const line = `${name}:${before}${MARK}${after}`;
@@ -45,7 +45,7 @@ test('checkHeaderLine: accepted lines are "token: printable value"; values are n
         assert.equal(result.value, line);
         const colon = line.indexOf(':');
         assert.match(line.slice(0, colon), /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/);
-        assert.doesNotMatch(line.slice(colon + 1), /[\r\n\u0000]/);
+        assert.match(line.slice(colon + 1), /^[\t\x20-\x7e]*$/);
       } else if (!name.includes(':') && !name.includes(MARK)) {
         assert.ok(!result.message.includes(MARK), result.message);
       }

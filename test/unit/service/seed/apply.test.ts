@@ -38,6 +38,7 @@ async function openTarget(
     machines,
     endpoints,
     log: () => {},
+    allowPrivateTargets: false,
     close: async () => {
       await machines.shutdown();
       store.close();
@@ -295,6 +296,25 @@ describe('refusals name the seed entry', () => {
       ],
       'seed accounts[0].integrations[0]: invalid target "http://localhost:1": it is one of exectl\'s own listeners',
     ));
+
+  test('an integration whose target is private, unless private targets are allowed', async () => {
+    const accounts = [
+      {
+        email: 'ada@example.com',
+        integrations: [{ name: 'meta', type: 'http-proxy', target: 'http://169.254.169.254/x' }],
+      },
+    ];
+    await refused(
+      accounts,
+      'seed accounts[0].integrations[0]: invalid target "http://169.254.169.254": it reaches a loopback, link-local or unspecified address, or this host\'s own; exectl serve --allow-private-targets allows that',
+    );
+    const adaAccount = target.store.findAccountByEmail('ada@example.com')!;
+    assert.equal(target.store.getIntegration(adaAccount.id, 'meta'), undefined);
+    const allowing = { ...target, allowPrivateTargets: true };
+    assert.deepEqual(await apply(allowing, JSON.stringify({ accounts })), [
+      'created integration "meta" of ada@example.com',
+    ]);
+  });
 
   test('a team member without an account', () =>
     refused(

@@ -247,6 +247,10 @@ describe('refusals name the JSON path', () => {
       'accounts[0].integrations[0].headers[0]: invalid header: expected "Name: value"',
     ],
     [
+      integration(',"type":"llm","headers":["X-Key: ключ"]'),
+      'accounts[0].integrations[0].headers[0]: invalid value for header "X-Key": only visible ASCII characters, spaces and tabs are allowed',
+    ],
+    [
       integration(',"type":"llm","attach":["all"]'),
       'accounts[0].integrations[0].attach[0]: invalid attachment "all": expected auto:all, tag:<tag> or vm:<name>',
     ],

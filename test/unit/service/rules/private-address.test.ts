@@ -1,0 +1,61 @@
+// The private-address rule of integration targets (SPEC §6), one row per kind of address.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { isPrivateAddress } from '../../../../src/service/rules/private-address.js';
+
+const HOST = ['192.0.2.2', 'fd00::2', 'fe80::fc:ff:fe00:1'];
+
+test('isPrivateAddress: loopback, link-local, unspecified, metadata and own are private', () => {
+  const cases: [address: string, isPrivate: boolean, why: string][] = [
+    ['127.0.0.1', true, 'loopback'],
+    ['127.0.0.2', true, 'loopback /8'],
+    ['127.255.255.255', true, 'loopback /8'],
+    ['0.0.0.0', true, 'unspecified'],
+    ['0.1.2.3', true, '"this network" 0/8'],
+    ['169.254.169.254', true, 'link-local: cloud metadata'],
+    ['169.254.0.1', true, 'link-local'],
+    ['100.100.100.200', true, 'Alibaba Cloud metadata'],
+    ['::1', true, 'IPv6 loopback'],
+    ['[::1]', true, 'as a URL writes it'],
+    ['::', true, 'IPv6 unspecified'],
+    ['::7f00:1', true, 'IPv4-compatible ::127.0.0.1'],
+    ['::808:808', true, 'IPv4-compatible: deprecated, all of ::/96'],
+    ['::ffff:127.0.0.1', true, 'IPv4-mapped loopback'],
+    ['::ffff:7f00:1', true, 'IPv4-mapped loopback, hex'],
+    ['::ffff:a9fe:a9fe', true, 'IPv4-mapped metadata'],
+    ['fe80::1', true, 'IPv6 link-local'],
+    ['fe80::1%eth0', true, 'with a zone'],
+    ['febf:ffff::1', true, 'end of fe80::/10'],
+    ['fd00:ec2::254', true, 'AWS metadata over IPv6'],
+    ['192.0.2.2', true, "the host's own"],
+    ['::ffff:192.0.2.2', true, "the host's own, IPv4-mapped"],
+    ['fd00::2', true, "the host's own IPv6"],
+    ['fe80::fc:ff:fe00:1', true, "the host's own link-local"],
+    ['not-an-ip', true, 'unreadable: never connected to'],
+    ['', true, 'empty'],
+    ['8.8.8.8', false, 'public'],
+    ['1.1.1.1', false, 'public'],
+    ['::ffff:8.8.8.8', false, 'public, IPv4-mapped'],
+    ['2606:4700:4700::1111', false, 'public IPv6'],
+    ['10.1.2.3', false, 'RFC 1918: another machine of the network'],
+    ['172.16.0.1', false, 'RFC 1918'],
+    ['192.168.1.1', false, 'RFC 1918'],
+    ['192.0.2.3', false, "the host's neighbour"],
+    ['fd00::3', false, 'unique-local: another machine'],
+    ['fec0::1', false, 'past fe80::/10'],
+    ['100.100.100.201', false, 'beside the metadata address'],
+    ['128.0.0.1', false, 'just past 127/8'],
+    ['169.255.0.1', false, 'just past 169.254/16'],
+    ['1.0.0.0', false, 'just past 0/8'],
+  ];
+  for (const [address, expected, why] of cases) {
+    assert.equal(isPrivateAddress(address, HOST), expected, `${address} (${why})`);
+  }
+});
+
+test("isPrivateAddress: the host's own addresses are those given, no others", () => {
+  assert.equal(isPrivateAddress('192.0.2.2', []), false);
+  assert.equal(isPrivateAddress('203.0.113.9', ['203.0.113.9']), true);
+  assert.equal(isPrivateAddress('::ffff:203.0.113.9', ['203.0.113.9']), true);
+  assert.equal(isPrivateAddress('2001:db8::9', ['2001:db8::9%eth0']), true);
+});
