@@ -3,6 +3,7 @@ import { makeMachineInBackground } from '../rules/make-machine.js';
 import { storeNewVm, type NewVmFields } from './shared/new-record.js';
 import { checkComment, checkTag, checkVmName, parseEnv } from '../rules/validate.js';
 import { vmSummary } from './vm-view.js';
+import { findIntegration } from './integrations/view.js';
 
 /**
  * `new [--name N] [--tag T]... [--comment C] [--integration I]... [--env K=V]...
@@ -57,7 +58,10 @@ export const newCommand: ServiceCommand = {
       comment: checkComment(flags.string('comment') ?? ''),
       env: parseEnv(flags.strings('env')),
       setupScript: flags.string('setup-script') ?? null,
-      integrations: [...new Set(flags.strings('integration'))],
+      // A tag-scoped key names only the integrations it sees (the others are "not found").
+      integrations: [...new Set(flags.strings('integration'))].map(
+        (name) => findIntegration(ctx, name).name,
+      ),
     };
     const vm = storeNewVm(ctx, given, fields);
     return json(
