@@ -1,6 +1,7 @@
 import { StoreConflictError, withUniqueMessages } from './conflicts.js';
 import { writeTransaction, type StoreContext } from './context.js';
 import { newReflectionSecret } from './random-ids.js';
+import { reflectionSecretRotation } from './reflection-secrets.js';
 import {
   GET_VM_BY_NAME_SQL,
   GET_VM_BY_REFLECTION_SECRET_SQL,
@@ -57,7 +58,10 @@ export interface VmStore {
    * case-sensitive).
    */
   listVmsVisibleTo(accountId: number, pattern?: string): VmRecord[];
-  /** Renames the VM and moves the owner's `vm:<old>` attachments to `vm:<new>`, atomically. */
+  /**
+   * Renames the VM, moves the owner's `vm:<old>` attachments to `vm:<new>` and gives it a new
+   * reflection secret, atomically.
+   */
   renameVm(vmId: number, newName: string): VmRecord;
   /** Replaces the VM's tags. */
   setTags(vmId: number, tags: readonly string[]): VmRecord;
@@ -168,6 +172,7 @@ export function vmStore(ctx: StoreContext): VmStore {
     'UPDATE vms SET cpus = @cpus, memory_bytes = @memoryBytes, pids = @pids, disk_bytes = @diskBytes WHERE id = @id',
   );
   const remove = db.prepare<[number]>('DELETE FROM vms WHERE id = ?');
+  const rotate = reflectionSecretRotation(ctx);
 
   const requireVm = (vmId: number): VmRecord => {
     const row = byId.get(vmId);
@@ -255,6 +260,7 @@ export function vmStore(ctx: StoreContext): VmStore {
       const owner = { accountId: vm.accountId, spec: `vm:${vm.name}` };
       moveAttachments.run({ ...owner, newSpec: `vm:${newName}` });
       dropAttachments.run(owner);
+      rotate.ofVm(vm.id);
     }),
 
     setTags: changeVm((vm, tags: readonly string[]) => {

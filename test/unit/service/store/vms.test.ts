@@ -190,7 +190,10 @@ describe('renameVm', () => {
       attachments: ['vm:api', 'vm:api2'],
     });
     const renamed = f.store.renameVm(api.id, 'api2');
-    assert.deepEqual(renamed, { ...api, name: 'api2' });
+    // A new reflection secret too (SPEC §5): the old one no longer finds the VM.
+    assert.deepEqual(renamed, { ...api, name: 'api2', reflectionSecret: renamed.reflectionSecret });
+    assert.notEqual(renamed.reflectionSecret, api.reflectionSecret);
+    assert.equal(f.store.getVmByReflectionSecret(api.reflectionSecret), undefined);
     assert.equal(f.store.getVmByName('api'), undefined);
     assert.deepEqual(f.store.getIntegration(ada.id, 'gh')?.attachments, ['vm:api2']);
     assert.deepEqual(f.store.getIntegration(ada.id, 'both')?.attachments, ['vm:api2']);
