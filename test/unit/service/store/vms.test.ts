@@ -100,7 +100,7 @@ describe('createVm', () => {
   test('refuses a name taken by any account', () => {
     assert.throws(() => newVm(bob.id, 'web'), {
       kind: 'duplicate',
-      message: 'vm "web" already exists',
+      message: 'vm name "web" is not available: choose another',
     });
   });
 
@@ -203,7 +203,7 @@ describe('renameVm', () => {
     const api2 = f.store.getVmByName('api2')!;
     assert.throws(() => f.store.renameVm(api2.id, 'bob-box'), {
       kind: 'duplicate',
-      message: 'vm "bob-box" already exists',
+      message: 'vm name "bob-box" is not available: choose another',
     });
     assert.deepEqual(f.store.getVm(api2.id), api2);
     assert.deepEqual(f.store.getIntegration(ada.id, 'gh')?.attachments, ['vm:api2']);
