@@ -209,3 +209,15 @@ test('a refusal about an integration past its scope names no VM past it', async 
     refused('remove integration "wide", which reaches vms past tag "ci"'),
   );
 });
+
+test('new --tag: it cannot give its VM another tag (and with it the integrations of that tag)', async () => {
+  await fx.run(ada, 'integrations add reflection --name prod-only --attach tag:prod');
+  assert.deepEqual(
+    await fx.fail(ci, 'new --name ci-as-prod --tag prod'),
+    refused('give its vms other tags'),
+  );
+  assert.equal(fx.store.getVmByName('ci-as-prod'), undefined);
+  // Its own tag may be named; the VM gets it once.
+  const made = (await fx.run(ci, 'new --name ci-tagged --tag ci')) as { tags: string[] };
+  assert.deepEqual(made.tags, ['ci']);
+});

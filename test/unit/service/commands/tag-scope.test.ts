@@ -160,9 +160,13 @@ test('tag is refused (403), for a VM in the scope, outside it, or missing, and w
   assert.deepEqual(fx.store.getVmByName('prod')?.tags, ['prod']);
 });
 
-test('new: the VM gets tag ci, added to the tags asked for; ls then lists it', async () => {
-  const made = (await fx.run(ci, 'new --name made-by-ci --tag extra')) as { tags: string[] };
-  assert.deepEqual(made.tags, ['ci', 'extra']);
+test('new: the VM gets tag ci, and no other (issue 25); ls then lists it', async () => {
+  assert.deepEqual(
+    await fx.fail(ci, 'new --name made-by-ci --tag extra'),
+    SCOPE_REFUSAL('give its vms other tags'),
+  );
+  const made = (await fx.run(ci, 'new --name made-by-ci')) as { tags: string[] };
+  assert.deepEqual(made.tags, ['ci']);
   const again = (await fx.run(ci, 'new --name tagged-twice --tag ci')) as { tags: string[] };
   assert.deepEqual(again.tags, ['ci']);
   const listed = (await fx.run(ci, 'ls made-by-ci')) as { vms: unknown[] };
@@ -170,7 +174,9 @@ test('new: the VM gets tag ci, added to the tags asked for; ls then lists it', a
 });
 
 test('cp: the copy of a VM in the scope is in the scope too', async () => {
-  const copy = (await fx.run(ci, 'cp made-by-ci ci-copy')) as { tags: string[] };
+  // The copy gets the source's tags: the source is in the scope, so nothing new is reached.
+  await fx.run(ada, 'new --name two-tags --tag ci --tag extra');
+  const copy = (await fx.run(ci, 'cp two-tags ci-copy')) as { tags: string[] };
   assert.deepEqual(copy.tags, ['ci', 'extra']);
 });
 
