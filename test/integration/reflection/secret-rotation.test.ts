@@ -117,3 +117,41 @@ test('rm: the URL answers 404', async () => {
   await ok('rm now-named');
   assert.deepEqual(await reach(before), [404, 404]);
 });
+
+test('ssh-key remove: the URLs the removed key could read answer 404 (its tag scope only)', async () => {
+  await ok('new --name ci-vm --tag ci');
+  await ok('new --name other-vm');
+  const generated = await h.http(`${h.svc.url}/exec`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${await h.svc.token(
+        JSON.stringify({ exp: FAR, cmds: ['ssh-key generate-api-key', 'ssh-key remove', 'ssh'] }),
+      )}`,
+    },
+    body: "ssh-key generate-api-key --label ci --tag ci --cmds 'ssh'",
+  });
+  assert.equal(generated.status, 200, generated.text);
+  const ciToken = (JSON.parse(generated.text) as { token: string }).token;
+  const read = await h.http(`${h.svc.url}/exec`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ciToken}` },
+    body: `ssh ci-vm 'printf %s "$EXECTL_REFLECTION_URL"'`,
+  });
+  assert.equal(read.status, 200, read.text);
+  const leaked = read.text;
+  assert.deepEqual(await reach(leaked), [200, 201]);
+  const untouched = await urlSeenBy('other-vm');
+
+  const removal = await h.http(`${h.svc.url}/exec`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${await h.svc.token(JSON.stringify({ exp: FAR, cmds: ['ssh-key remove'] }))}`,
+    },
+    body: 'ssh-key remove ci',
+  });
+  assert.equal(removal.status, 200, removal.text);
+  assert.deepEqual(await reach(leaked), [404, 404]);
+  assert.notEqual(await urlSeenBy('ci-vm'), leaked);
+  // A VM the key could not reach keeps its address.
+  assert.equal(await urlSeenBy('other-vm'), untouched);
+});
