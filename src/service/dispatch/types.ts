@@ -61,7 +61,7 @@ export interface CommandInput {
 
 /**
  * Who is calling, as established by the front end before dispatch (a verified token over
- * HTTP, the SSH key itself over SSH). Authorization reads only `cmds`.
+ * HTTP, the SSH key itself over SSH). Authorization reads `cmds` and `tag`.
  */
 export interface Principal {
   accountId: number;
