@@ -209,3 +209,29 @@ describe('where the token comes from', () => {
 function fingerprintOfKey(publicKeyLine: string): string {
   return parsePublicKey(publicKeyLine).fingerprint;
 }
+
+describe('generate-api-key through run: the request token lives as long as the key asked for', () => {
+  // The service refuses a key that outlives the request's token (issue 25); the token `run`
+  // mints on the spot must therefore cover the --exp asked for, or its 30-day default.
+  test('no --exp: 30 days; --exp 7d: 7 days; --exp never: no end', async () => {
+    const cases: [args: string[], days: number | null][] = [
+      [['--label', 'e2e-default'], 30],
+      [['--label', 'e2e-week', '--exp', '7d'], 7],
+      [['--label', 'e2e-never', '--exp', 'never'], null],
+    ];
+    for (const [args, days] of cases) {
+      const before = Math.floor(Date.now() / 1000);
+      const made = assertJsonLine(await run(['ssh-key', 'generate-api-key', ...args])) as {
+        expires_at: string | null;
+      };
+      if (days === null) {
+        assert.equal(made.expires_at, null);
+        continue;
+      }
+      const expiresAt = Date.parse(made.expires_at!) / 1000;
+      // Judged by the server's clock, a little after `before`: a minute of margin.
+      assert.ok(expiresAt >= before + days * 86400, made.expires_at!);
+      assert.ok(expiresAt <= before + days * 86400 + 60, made.expires_at!);
+    }
+  });
+});

@@ -5,6 +5,7 @@ import { catalogPathOf, COMMAND_CATALOG } from '../../command-catalog.js';
 import { ExectlError } from '../../errors.js';
 import { quoteForShell } from '../../shell-words.js';
 import { DEFAULT_CMDS } from '../../token/permissions.js';
+import { parseDuration } from '../../durations.js';
 
 /** A command line ready to post, with what the client knows about it. */
 export interface PreparedLine {
@@ -20,15 +21,25 @@ export interface PreparedLine {
   /** Safe to send again after a connection failure: it changes nothing on the server. */
   repeatable: boolean;
   /**
-   * Commands a minted token must allow besides `scope`, because the command hands them on:
-   * `ssh-key generate-api-key` makes a token no wider than the one calling it, so the request
-   * token carries the `--cmds` asked for (or the default commands). Absent: none.
+   * What a minted token must allow besides `scope`, because the command hands it on:
+   * `ssh-key generate-api-key` makes a token no wider and no longer-lived than the one calling
+   * it, so the request token carries the `--cmds` asked for (or the default commands) and lives
+   * as long as the `--exp` asked for (or the server's 30 days). Absent: nothing.
    */
-  grants?: readonly string[];
+  grants?: Grants;
+}
+
+/** What a command hands on to the token it makes. */
+export interface Grants {
+  cmds: readonly string[];
+  /** How long the token it makes may live, in seconds; null: with no end (`--exp never`). */
+  lifetimeSeconds: number | null;
 }
 
 /** The command that hands on its caller's commands (SPEC §3; service: token-options.ts). */
 const GRANTING_PATH = 'ssh-key generate-api-key';
+/** Its `--exp` when none is given (the service's DEFAULT_EXP). */
+const GRANTING_DEFAULT_EXP = '30d';
 
 /** Words that may spell a command path: what the service's lexer leaves unchanged. */
 const PLAIN_WORD = /^[^\s'"\\]+$/;
@@ -63,19 +74,36 @@ function prepareLine(line: string, words: readonly string[]): PreparedLine {
     path: entry?.path,
     repeatable:
       groupHelp || (entry !== undefined && (!entry.mutates || helpRequested(entry.path, words))),
-    ...(entry?.path === GRANTING_PATH ? { grants: grantsAskedFor(words) } : {}),
+    ...(entry?.path === GRANTING_PATH
+      ? { grants: { cmds: grantsAskedFor(words), lifetimeSeconds: lifetimeAskedFor(words) } }
+      : {}),
   };
 }
 
 /** The `--cmds` values of a generate-api-key line (`--cmds a,b`, `--cmds=a,b`), else the defaults. */
 function grantsAskedFor(words: readonly string[]): readonly string[] {
-  const values: string[] = [];
-  words.forEach((word, i) => {
-    if (word === '--cmds' && words[i + 1] !== undefined) values.push(words[i + 1]!);
-    else if (word.startsWith('--cmds=')) values.push(word.slice('--cmds='.length));
-  });
+  const values = flagValues(words, 'cmds');
   const cmds = values.flatMap((v) => v.split(',')).map((c) => c.trim());
   return values.length === 0 ? DEFAULT_CMDS : cmds.filter((c) => c !== '');
+}
+
+/**
+ * The lifetime the `--exp` of a generate-api-key line asks for (the last one given, else 30d),
+ * in seconds; null for `never`. A value the service refuses counts as 0: it answers 422 anyway.
+ */
+function lifetimeAskedFor(words: readonly string[]): number | null {
+  const text = flagValues(words, 'exp').at(-1) ?? GRANTING_DEFAULT_EXP;
+  return text === 'never' ? null : (parseDuration(text) ?? 0);
+}
+
+/** The values of `--<name> V` and `--<name>=V` among `words`, in order. */
+function flagValues(words: readonly string[], name: string): string[] {
+  const values: string[] = [];
+  words.forEach((word, i) => {
+    if (word === `--${name}` && words[i + 1] !== undefined) values.push(words[i + 1]!);
+    else if (word.startsWith(`--${name}=`)) values.push(word.slice(`--${name}=`.length));
+  });
+  return values;
 }
 
 /**

@@ -10,21 +10,26 @@ import { chooseSigner } from '../../token/signer.js';
 import type { CliContext } from '../context.js';
 import { passphraseSource } from '../prompt.js';
 import { homeDir, loadConfigFile, type Settings } from '../settings.js';
+import type { Grants } from './line.js';
 
 /** How long a token minted for one request lives. */
 const REQUEST_TOKEN_LIFETIME_SECONDS = 5 * 60;
+/** SPEC §1.3: the latest `exp` a token may carry (2100-01-01). */
+const LATEST_EXP = 4102444800;
 
 /**
- * The permissions of a token for one request: `{"exp":<now + 5 min>,"cmds":[scope, ...grants]}`.
- * `grants` are what the command itself hands on (see PreparedLine.grants); usually none.
+ * The permissions of a token for one request: `{"exp":<now + 5 min>,"cmds":[scope, ...]}`.
+ * `grants` are what the command itself hands on (see PreparedLine.grants; usually none): their
+ * commands are added, and the token lives as long as what is made from it, plus the 5 minutes
+ * (the service judges the new token's lifetime from its own clock, a little later), or has no
+ * `exp` when what it makes has none.
  */
-export function requestTokenPayload(
-  scope: string,
-  nowSeconds: number,
-  grants: readonly string[] = [],
-): string {
-  const cmds = [...new Set([scope, ...grants])];
-  return serializePermissions({ exp: nowSeconds + REQUEST_TOKEN_LIFETIME_SECONDS, cmds });
+export function requestTokenPayload(scope: string, nowSeconds: number, grants?: Grants): string {
+  const cmds = [...new Set([scope, ...(grants?.cmds ?? [])])];
+  const lifetime = grants === undefined ? 0 : grants.lifetimeSeconds;
+  if (lifetime === null) return serializePermissions({ cmds });
+  const exp = Math.min(nowSeconds + lifetime + REQUEST_TOKEN_LIFETIME_SECONDS, LATEST_EXP);
+  return serializePermissions({ exp, cmds });
 }
 
 /** Mints the token of one request: {@link requestTokenPayload} signed for `namespace`. */
@@ -32,7 +37,7 @@ export function mintRequestToken(opts: {
   signer: Signer;
   namespace: string;
   scope: string;
-  grants?: readonly string[];
+  grants?: Grants | undefined;
   nowSeconds: number;
 }): Promise<string> {
   const payload = requestTokenPayload(opts.scope, opts.nowSeconds, opts.grants);
@@ -130,7 +135,7 @@ export async function requestToken(
   settings: Settings,
   flag: string | undefined,
   scope: string | undefined,
-  grants: readonly string[] = [],
+  grants?: Grants,
 ): Promise<Credential> {
   const configured = configuredCredential(ctx, settings, flag);
   if (configured !== undefined) return configured;

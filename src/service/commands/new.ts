@@ -3,6 +3,9 @@ import { makeMachineInBackground } from '../rules/make-machine.js';
 import { storeNewVm, type NewVmFields } from './shared/new-record.js';
 import { checkComment, checkTag, checkVmName, parseEnv } from '../rules/validate.js';
 import { vmSummary } from './vm-view.js';
+import { findIntegration } from './integrations/view.js';
+import { refuseIfTagScoped } from './shared/vm-access.js';
+import type { Principal } from '../dispatch/types.js';
 
 /**
  * `new [--name N] [--tag T]... [--comment C] [--integration I]... [--env K=V]...
@@ -53,11 +56,14 @@ export const newCommand: ServiceCommand = {
     const fields: NewVmFields = {
       accountId: ctx.principal.accountId,
       status: 'creating',
-      tags: flags.strings('tag').map(checkTag),
+      tags: scopedTags(ctx.principal, flags.strings('tag').map(checkTag)),
       comment: checkComment(flags.string('comment') ?? ''),
       env: parseEnv(flags.strings('env')),
       setupScript: flags.string('setup-script') ?? null,
-      integrations: [...new Set(flags.strings('integration'))],
+      // A tag-scoped key names only the integrations it sees (the others are "not found").
+      integrations: [...new Set(flags.strings('integration'))].map(
+        (name) => findIntegration(ctx, name).name,
+      ),
     };
     const vm = storeNewVm(ctx, given, fields);
     return json(
@@ -70,3 +76,16 @@ export const newCommand: ServiceCommand = {
     );
   },
 };
+
+/**
+ * `--tag`s as given, when the caller may give them: a tag-scoped key may name only its own tag
+ * (the VM gets it anyway), since another tag would bring the VM the integrations attached to it.
+ *
+ * @throws 403 `this key is limited to vms tagged "ci" and cannot give its vms other tags: ...`.
+ */
+function scopedTags(principal: Principal, tags: string[]): string[] {
+  if (tags.some((tag) => tag !== principal.tag)) {
+    refuseIfTagScoped(principal, 'give its vms other tags');
+  }
+  return tags;
+}

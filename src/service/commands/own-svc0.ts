@@ -5,6 +5,7 @@ import { tokenKind } from '../../token/format.js';
 import { parsePublicKey, type PublicKey } from '../../token/keys.js';
 import { verifySvc0, type VerifiedToken } from '../../token/verify.js';
 import { nowSeconds, type ServiceContext } from './shared/command.js';
+import { isKeyInTagScope } from '../rules/tag-scope.js';
 
 /**
  * Verifies a svc0 token given as a command ARGUMENT (not the request's bearer token): it must
@@ -42,9 +43,13 @@ export function verifyOwnSvc0(
   }
 }
 
-/** The caller's registered key with this fingerprint; another account's key counts as none. */
+/**
+ * The caller's registered key with this fingerprint; another account's key counts as none, and
+ * for a tag-scoped caller so does every key but its own.
+ */
 function callersKey(ctx: ServiceContext, fingerprint: string): PublicKey | undefined {
   const record = ctx.deps.store.findKeyByFingerprint(fingerprint);
   if (record === undefined || record.accountId !== ctx.principal.accountId) return undefined;
+  if (!isKeyInTagScope(ctx.principal, record)) return undefined;
   return parsePublicKey(record.publicKey);
 }

@@ -1,6 +1,6 @@
 import { json, type ServiceCommand } from './shared/command.js';
 import { checkTag } from '../rules/validate.js';
-import { findOwnVm, refuseIfTagScoped } from './shared/vm-access.js';
+import { findOwnVm } from './shared/vm-access.js';
 
 interface TagData {
   vm_name: string;
@@ -10,7 +10,7 @@ interface TagData {
 /**
  * `tag [-d] <vm> <tag>...` — owner only. Adds the tags (ones already set are kept once), or
  * with `-d` removes them (ones not set are ignored). Answers the VM's tags afterwards, sorted.
- * A tag-scoped key may not: tags are what its scope is made of.
+ * A tag-scoped key may not (the dispatcher refuses it): tags are what its scope is made of.
  */
 export const tagCommand: ServiceCommand = {
   path: 'tag',
@@ -25,8 +25,6 @@ export const tagCommand: ServiceCommand = {
   mutates: true,
   async run(ctx, input) {
     const [name = '', ...tags] = input.args;
-    // Refused before the VM is looked up, so the answer is the same for every VM name.
-    refuseIfTagScoped(ctx.principal, 'change tags');
     const vm = findOwnVm(ctx, name, 'change its tags');
     const store = ctx.deps.store;
     const updated = input.flags.boolean('delete')

@@ -1,4 +1,5 @@
 import { json, type ServiceCommand } from './shared/command.js';
+import { visibleKeys } from './ssh-key/keys.js';
 
 interface WhoamiData {
   email: string;
@@ -6,7 +7,10 @@ interface WhoamiData {
   ssh_keys: { name: string; fingerprint: string; public_key: string; current: boolean }[];
 }
 
-/** `whoami` — the caller's account and its keys; `current` marks the key of this request. */
+/**
+ * `whoami` — the caller's account and its keys (a tag-scoped key sees only itself); `current`
+ * marks the key of this request.
+ */
 export const whoamiCommand: ServiceCommand = {
   path: 'whoami',
   description: 'Show your account: email, user id and SSH keys (current: the key of this request)',
@@ -16,11 +20,11 @@ export const whoamiCommand: ServiceCommand = {
   examples: ['whoami'],
   mutates: false,
   async run(ctx) {
-    const { principal, deps } = ctx;
+    const { principal } = ctx;
     const data: WhoamiData = {
       email: principal.email,
       user_id: principal.userId,
-      ssh_keys: deps.store.listKeys(principal.accountId).map((key) => ({
+      ssh_keys: visibleKeys(ctx).map((key) => ({
         name: key.name,
         fingerprint: key.fingerprint,
         public_key: key.publicKey,

@@ -1,6 +1,7 @@
 import { ExectlError } from '../../errors.js';
 import { parseArgs } from './args.js';
 import { authorize } from './authorize.js';
+import { authorizeTagScope } from '../rules/tag-scope.js';
 import { startDeadline, type Deadline } from './deadline.js';
 import type { StopSubscription } from './stop.js';
 import type { FaultTable } from './faults.js';
@@ -64,7 +65,8 @@ export interface DispatchResult {
  * 1. lex the line — 400 `invalid command syntax: ...`; no words at all — 400 `missing command`;
  * 2. resolve the longest command path — 404 `unknown command: <name>`;
  * 3. authorize the path against `principal.cmds` (for `ssh`, with the VM argument) — 403;
- *    `<group> --help` needs `help`, as `help <group>` does;
+ *    `<group> --help` needs `help`, as `help <group>` does; a tag-scoped key is refused the
+ *    commands it may never run (rules/tag-scope.ts) — 403;
  * 4. parse flags and arguments; `--help` answers the command's help here, running nothing;
  *    bad arguments — 422;
  * 5. run the command under `options.deadlineMs` — 504 `command timed out after 30s` (an
@@ -108,6 +110,7 @@ export async function dispatch<Deps>(
 
   const parsed = parseArgs(definition, rest);
   authorize(principal.cmds, node.path, parsed.input.args);
+  authorizeTagScope(principal, node.path);
   if (parsed.help) return helpAnswer(node, parsed.json);
   if (parsed.error !== undefined) throw parsed.error;
 

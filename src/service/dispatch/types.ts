@@ -61,7 +61,7 @@ export interface CommandInput {
 
 /**
  * Who is calling, as established by the front end before dispatch (a verified token over
- * HTTP, the SSH key itself over SSH). Authorization reads only `cmds`.
+ * HTTP, the SSH key itself over SSH). Authorization reads `cmds` and `tag`.
  */
 export interface Principal {
   accountId: number;
@@ -76,6 +76,11 @@ export interface Principal {
    * touches only VMs carrying it, and every VM it makes gets it. Null: not scoped.
    */
   tag: string | null;
+  /**
+   * When the request's token expires (unix seconds): nothing it delegates may outlive it. Null:
+   * the token never expires, or no token (SSH authenticates with the key itself).
+   */
+  exp: number | null;
   via: 'token' | 'ssh';
 }
 

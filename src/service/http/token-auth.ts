@@ -197,6 +197,7 @@ export class TokenAuthenticator {
         keyFingerprint: key.fingerprint,
         cmds: effectiveCmds(verified.permissions),
         tag: key.tag,
+        exp: verified.permissions.exp ?? null,
         via: 'token',
       },
     };

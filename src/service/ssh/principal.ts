@@ -26,6 +26,7 @@ export function sshPrincipal(
     keyFingerprint: fingerprint,
     cmds: null,
     tag: key.tag,
+    exp: null,
     via: 'ssh',
   };
 }

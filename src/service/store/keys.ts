@@ -1,6 +1,7 @@
 import { StoreConflictError, withUniqueMessages } from './conflicts.js';
 import { toTimestamp, writeTransaction, type StoreContext } from './context.js';
 import type { KeyUseBuffer } from './key-usage.js';
+import { reflectionSecretRotation } from './reflection-secrets.js';
 
 /** A registered SSH public key. A key belongs to exactly one account. */
 export interface SshKeyRecord {
@@ -41,7 +42,10 @@ export interface KeyStore {
   findKeyByFingerprint(fingerprint: string): SshKeyRecord | undefined;
   /** The account's keys, oldest first (served from the read cache while nothing changed). */
   listKeys(accountId: number): SshKeyRecord[];
-  /** Removes the key and every svc1 handle made from it; returns the removed key. */
+  /**
+   * Removes the key and every svc1 handle made from it, and gives every VM the key reached a new
+   * reflection secret; returns the removed key.
+   */
   removeKey(fingerprint: string): SshKeyRecord;
   /** Renames the key within its account; returns the renamed key. */
   renameKey(fingerprint: string, newName: string): SshKeyRecord;
@@ -82,6 +86,7 @@ export function keyStore(ctx: StoreContext, usage: KeyUseBuffer): KeyStore {
     `SELECT ${KEY_COLUMNS} FROM ssh_keys WHERE account_id = ? ORDER BY added_at, id`,
   );
   const remove = db.prepare<[string]>('DELETE FROM ssh_keys WHERE fingerprint = ?');
+  const rotate = reflectionSecretRotation(ctx);
   const rename = db.prepare<[string, string]>('UPDATE ssh_keys SET name = ? WHERE fingerprint = ?');
 
   const toRecord = (row: KeyRow): SshKeyRecord => {
@@ -148,6 +153,7 @@ export function keyStore(ctx: StoreContext, usage: KeyUseBuffer): KeyStore {
     removeKey: writeTransaction(ctx, (fingerprint: string) => {
       const key = requireKey(fingerprint);
       remove.run(fingerprint);
+      rotate.ofVmsReachedBy(key.accountId, key.tag);
       return key;
     }),
 

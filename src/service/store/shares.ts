@@ -1,5 +1,6 @@
 import { StoreConflictError, withUniqueMessages } from './conflicts.js';
 import { writeTransaction, type StoreContext } from './context.js';
+import { reflectionSecretRotation } from './reflection-secrets.js';
 
 /** One email a VM is shared with. The email need not belong to an account (yet). */
 export interface ShareRecord {
@@ -11,7 +12,10 @@ export interface ShareRecord {
 export interface ShareStore {
   /** Shares the VM with `email`. Conflict: `vm "web" is already shared with a@b.c`. */
   addShare(vmId: number, email: string): ShareRecord;
-  /** Conflict: `vm "web" is not shared with a@b.c`. */
+  /**
+   * Unshares, and gives the VM a new reflection secret (the old URL answers 404).
+   * Conflict: `vm "web" is not shared with a@b.c`.
+   */
   removeShare(vmId: number, email: string): void;
   /** The VM's shares, oldest first. */
   listShares(vmId: number): ShareRecord[];
@@ -32,6 +36,7 @@ const toRecord = (row: ShareRow): ShareRecord => ({
 export function shareStore(ctx: StoreContext): ShareStore {
   const { db } = ctx;
   const vmName = db.prepare<[number], { name: string }>('SELECT name FROM vms WHERE id = ?');
+  const rotate = reflectionSecretRotation(ctx);
   const insert = db.prepare<[number, string, string]>(
     'INSERT INTO vm_shares (vm_id, email, added_at) VALUES (?, ?, ?)',
   );
@@ -63,6 +68,7 @@ export function shareStore(ctx: StoreContext): ShareStore {
       if (remove.run(vmId, email).changes === 0) {
         throw new StoreConflictError('not_found', `vm "${name}" is not shared with ${email}`);
       }
+      rotate.ofVm(vmId);
     }),
 
     // Hot path (the VM proxy): served from the read cache while the database is unchanged.

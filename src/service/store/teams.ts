@@ -1,5 +1,6 @@
 import { StoreConflictError } from './conflicts.js';
 import { writeTransaction, type StoreContext } from './context.js';
+import { reflectionSecretRotation } from './reflection-secrets.js';
 
 export type TeamRole = 'owner' | 'member';
 
@@ -44,6 +45,7 @@ export interface TeamStore {
   addTeamMember(teamId: number, accountId: number): TeamMember[];
   /**
    * Moves a member of `teamId` back to its own team; returns the team's remaining members.
+   * Every VM of the team's accounts (the member's included) gets a new reflection secret.
    * Refused when the account is not in that team (`not_found`) or owns it (`team_membership`).
    */
   removeTeamMember(teamId: number, accountId: number): TeamMember[];
@@ -98,6 +100,7 @@ export function teamStore(ctx: StoreContext): TeamStore {
   const otherMembers = db.prepare<[number, number], { n: number }>(
     'SELECT count(*) AS n FROM team_members WHERE team_id = ? AND account_id <> ?',
   );
+  const rotate = reflectionSecretRotation(ctx);
   const move = db.prepare<[number, TeamRole, string, number]>(
     'UPDATE team_members SET team_id = ?, role = ?, joined_at = ? WHERE account_id = ?',
   );
@@ -171,6 +174,8 @@ export function teamStore(ctx: StoreContext): TeamStore {
           `${email} owns team "${team.name}" and cannot leave it`,
         );
       }
+      // Every VM of the team as it was gets a new secret: who is in the team changed.
+      rotate.ofAccounts(listTeamMembers(teamId).map((m) => m.accountId));
       move.run(ownTeamId.get(accountId)!.id, 'owner', ctx.timestamp(), accountId);
       return listTeamMembers(teamId);
     }),

@@ -1,6 +1,7 @@
 import { StoreConflictError, withUniqueMessages } from './conflicts.js';
 import { writeTransaction, type StoreContext } from './context.js';
 import { newReflectionSecret } from './random-ids.js';
+import { reflectionSecretRotation } from './reflection-secrets.js';
 import {
   GET_VM_BY_NAME_SQL,
   GET_VM_BY_REFLECTION_SECRET_SQL,
@@ -39,7 +40,7 @@ export interface NewVm {
 export interface VmStore {
   /**
    * Creates the VM record with its tags and integration attachments in one transaction.
-   * Conflicts: `vm "n" already exists`; `integration "i" not found`.
+   * Conflicts: `vm name "n" is not available: choose another`; `integration "i" not found`.
    */
   createVm(input: NewVm): VmRecord;
   getVm(vmId: number): VmRecord | undefined;
@@ -57,7 +58,10 @@ export interface VmStore {
    * case-sensitive).
    */
   listVmsVisibleTo(accountId: number, pattern?: string): VmRecord[];
-  /** Renames the VM and moves the owner's `vm:<old>` attachments to `vm:<new>`, atomically. */
+  /**
+   * Renames the VM, moves the owner's `vm:<old>` attachments to `vm:<new>` and gives it a new
+   * reflection secret, atomically.
+   */
   renameVm(vmId: number, newName: string): VmRecord;
   /** Replaces the VM's tags. */
   setTags(vmId: number, tags: readonly string[]): VmRecord;
@@ -86,6 +90,15 @@ export interface VmStore {
    * processes are the VM runtime's business.
    */
   deleteVm(vmId: number): VmRecord;
+}
+
+/**
+ * The conflict of a VM name in use. Names are global (each is an address, `<vm>.<domain>`), so
+ * the name may be another account's: the words are the same whoever holds it, so that they
+ * tell nobody which names other accounts use.
+ */
+function nameNotAvailable(name: string): string {
+  return `vm name "${name}" is not available: choose another`;
 }
 
 // The owner's attachments naming one VM, for rename and delete.
@@ -168,6 +181,7 @@ export function vmStore(ctx: StoreContext): VmStore {
     'UPDATE vms SET cpus = @cpus, memory_bytes = @memoryBytes, pids = @pids, disk_bytes = @diskBytes WHERE id = @id',
   );
   const remove = db.prepare<[number]>('DELETE FROM vms WHERE id = ?');
+  const rotate = reflectionSecretRotation(ctx);
 
   const requireVm = (vmId: number): VmRecord => {
     const row = byId.get(vmId);
@@ -204,7 +218,7 @@ export function vmStore(ctx: StoreContext): VmStore {
             input.limits?.pids ?? null,
             input.limits?.diskBytes ?? null,
           ),
-        { 'vms.name': `vm "${input.name}" already exists` },
+        { 'vms.name': nameNotAvailable(input.name) },
       );
       const vmId = Number(lastInsertRowid);
       for (const tag of input.tags ?? []) addTag.run(vmId, tag);
@@ -250,11 +264,12 @@ export function vmStore(ctx: StoreContext): VmStore {
       // Renaming to the same name changes nothing (and must not drop the vm: attachments).
       if (newName === vm.name) return;
       withUniqueMessages(() => rename.run(newName, vm.id), {
-        'vms.name': `vm "${newName}" already exists`,
+        'vms.name': nameNotAvailable(newName),
       });
       const owner = { accountId: vm.accountId, spec: `vm:${vm.name}` };
       moveAttachments.run({ ...owner, newSpec: `vm:${newName}` });
       dropAttachments.run(owner);
+      rotate.ofVm(vm.id);
     }),
 
     setTags: changeVm((vm, tags: readonly string[]) => {

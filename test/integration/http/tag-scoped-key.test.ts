@@ -131,3 +131,83 @@ describe('a tag-scoped API key over HTTP (SPEC §3)', () => {
     });
   });
 });
+
+// Issue 25: the red team's `--tag ci` key removed the owner's key (locking the owner out), added
+// it back tagged ci, ran `team add`, and listed every key and integration.
+describe('a tag-scoped API key cannot take over its account (issue 25)', () => {
+  let svc: TestService;
+  let owner: string;
+  let ci: string;
+  before(async () => {
+    svc = await startTestService();
+    await svc.addAccount('mallory@example.com');
+    const granted = ['ssh-key list', 'ssh-key remove', 'ssh-key add', 'team add'];
+    const cmds = [...granted, 'integrations list', 'whoami', 'team members'];
+    const all = [...cmds, 'ssh-key generate-api-key', 'integrations add'];
+    owner = await svc.token(`{"exp":${FAR},"cmds":${JSON.stringify(all)}}`);
+    const added = await exec(
+      svc,
+      owner,
+      "integrations add reflection --name owner-only --comment 'not for ci'",
+    );
+    assert.equal(added.status, 200, JSON.stringify(added.body));
+    const made = await exec(
+      svc,
+      owner,
+      `ssh-key generate-api-key --label ci --tag ci --cmds '${cmds.join(',')}'`,
+    );
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    ci = (made.body as { token: string }).token;
+  });
+  after(() => svc.stop());
+
+  test("it cannot remove the owner's key, nor add one, nor change the team", async () => {
+    assert.deepEqual(await exec(svc, ci, 'ssh-key remove default'), {
+      status: 422,
+      body: { error: 'ssh key "default" not found' },
+    });
+    const ownerLine = svc.owner.key.publicKeyLine.trim();
+    assert.deepEqual(await exec(svc, ci, `ssh-key add --name back ${ownerLine}`), {
+      status: 403,
+      body: {
+        error:
+          'this key is limited to vms tagged "ci" and cannot add keys: use a key without --tag',
+      },
+    });
+    assert.deepEqual(await exec(svc, ci, 'team add mallory@example.com'), {
+      status: 403,
+      body: {
+        error:
+          'this key is limited to vms tagged "ci" and cannot change the team: use a key without --tag',
+      },
+    });
+    // The owner still gets in with its key, unscoped, and alone in its team.
+    const whoami = await exec(svc, owner, 'whoami');
+    assert.equal(whoami.status, 200);
+    assert.deepEqual(
+      (whoami.body as { ssh_keys: { name: string }[] }).ssh_keys.map((k) => k.name),
+      ['default', 'ci'],
+    );
+    const members = await exec(svc, owner, 'team members');
+    assert.deepEqual(
+      (members.body as { members: { email: string }[] }).members.map((m) => m.email),
+      ['owner@example.com'],
+    );
+  });
+
+  test('it lists only its own key, and no integration not attached to tag:ci', async () => {
+    for (const line of ['ssh-key list', 'whoami']) {
+      const answer = await exec(svc, ci, line);
+      assert.equal(answer.status, 200);
+      assert.deepEqual(
+        (answer.body as { ssh_keys: { name: string }[] }).ssh_keys.map((k) => k.name),
+        ['ci'],
+        line,
+      );
+    }
+    assert.deepEqual(await exec(svc, ci, 'integrations list'), {
+      status: 200,
+      body: { integrations: [] },
+    });
+  });
+});

@@ -57,14 +57,16 @@ test('each VM sees only itself; another account sees its own owner', async () =>
   assert.deepEqual(await names('bobs-vm'), ['bobs-llm', 'reflection']);
 });
 
-test('a rename keeps the secret and changes the name; a removed VM secret is a 404', async () => {
+test('a rename changes the secret (SPEC §5) and the name; a removed VM secret is a 404', async () => {
   const before = h.reflectionUrl('vm2');
   await h.exec('rename vm2 vm-two');
-  assert.equal(h.reflectionUrl('vm-two'), before);
-  assert.equal(JSON.parse((await h.http(`${before}/`)).text).name, 'vm-two');
+  const renamed = h.reflectionUrl('vm-two');
+  assert.notEqual(renamed, before);
+  assert.equal((await h.http(`${before}/`)).status, 404);
+  assert.equal(JSON.parse((await h.http(`${renamed}/`)).text).name, 'vm-two');
   await h.exec('rm vm-two');
   for (const path of ['/', '/email']) {
-    const r = await h.http(`${before}${path}`);
+    const r = await h.http(`${renamed}${path}`);
     assert.equal(r.status, 404);
     assert.deepEqual(JSON.parse(r.text), { error: 'not found' });
   }

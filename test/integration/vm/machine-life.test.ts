@@ -251,7 +251,7 @@ describe('machine VMs live on (as root)', () => {
 
     for (const [line, message] of [
       ['cp ghost', 'vm "ghost" not found'],
-      ['cp origin replica', 'vm "replica" already exists'],
+      ['cp origin replica', 'vm name "replica" is not available: choose another'],
     ] as const) {
       assert.deepEqual(await exec(line), {
         status: 422,

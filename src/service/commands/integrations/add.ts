@@ -3,7 +3,7 @@ import { refuseForbiddenTarget, targetPolicyOf } from '../../integrations/target
 import { REFLECTION_FIELDS, type IntegrationType } from '../../store/index.js';
 import { json, type ServiceCommand } from '../shared/command.js';
 import { checkComment } from '../../rules/validate.js';
-import { attachableSpec } from './attach-spec.js';
+import { newAttachments } from './attach-spec.js';
 import {
   checkHeaderLine,
   checkIntegrationName,
@@ -18,7 +18,7 @@ import { integrationView } from './view.js';
  * [--attach SPEC]... [--fields LIST]` — creates an integration of the caller. Every type but
  * `reflection` forwards to `--target` and adds the `--header` lines on the way; a reflection
  * integration has neither, and `--fields` chooses which reflection paths it opens (default:
- * all). Without `--attach` no VM sees it yet. Answers the integration as `integrations list`.
+ * all). Without `--attach` no VM sees it yet (but for a tag-scoped key's: it gets `tag:T`). Answers the integration as `integrations list`.
  */
 export const integrationsAddCommand: ServiceCommand = {
   path: 'integrations add',
@@ -72,7 +72,7 @@ export const integrationsAddCommand: ServiceCommand = {
       throw commandFailed('--fields applies to reflection integrations only');
     }
     const comment = checkComment(flags.string('comment') ?? '');
-    const attachments = flags.strings('attach').map((spec) => attachableSpec(ctx, spec));
+    const attachments = newAttachments(ctx, flags.strings('attach'));
     // Last: it may ask DNS, which only a target that passed every other check deserves.
     if (target !== null) await refuseForbiddenTarget(target, targetPolicyOf(ctx.deps));
     const created = ctx.deps.store.createIntegration({
@@ -85,7 +85,7 @@ export const integrationsAddCommand: ServiceCommand = {
       attachments,
       ...(fieldsText === undefined ? {} : { reflectionFields: parseReflectionFields(fieldsText) }),
     });
-    return json(integrationView(created));
+    return json(integrationView(ctx, created));
   },
 };
 

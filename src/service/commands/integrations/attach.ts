@@ -22,6 +22,6 @@ export const integrationsAttachCommand: ServiceCommand = {
     const [name = '', specText = ''] = input.args;
     const integration = findIntegration(ctx, name);
     const spec = attachableSpec(ctx, specText);
-    return json(integrationView(ctx.deps.store.attachIntegration(integration.id, spec)));
+    return json(integrationView(ctx, ctx.deps.store.attachIntegration(integration.id, spec)));
   },
 };

@@ -21,6 +21,6 @@ export const integrationsDetachCommand: ServiceCommand = {
     const [name = '', specText = ''] = input.args;
     const integration = findIntegration(ctx, name);
     const spec = detachableSpec(ctx, specText);
-    return json(integrationView(ctx.deps.store.detachIntegration(integration.id, spec)));
+    return json(integrationView(ctx, ctx.deps.store.detachIntegration(integration.id, spec)));
   },
 };

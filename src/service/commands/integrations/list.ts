@@ -1,5 +1,6 @@
 import { json, type ServiceCommand } from '../shared/command.js';
 import { integrationView, type IntegrationView } from './view.js';
+import { isIntegrationInTagScope } from '../../rules/tag-scope.js';
 
 interface IntegrationsListData {
   integrations: IntegrationView[];
@@ -7,7 +8,8 @@ interface IntegrationsListData {
 
 /**
  * `integrations list` — the caller's integrations by name, with their targets and attachments
- * and the names (never the values) of the headers they add.
+ * and the names (never the values) of the headers they add. A tag-scoped key sees only those
+ * attached to its tag.
  */
 export const integrationsListCommand: ServiceCommand = {
   path: 'integrations list',
@@ -18,8 +20,13 @@ export const integrationsListCommand: ServiceCommand = {
   examples: ['integrations list'],
   mutates: false,
   async run(ctx) {
-    const records = ctx.deps.store.listIntegrations(ctx.principal.accountId);
-    const data: IntegrationsListData = { integrations: records.map(integrationView) };
+    const { principal } = ctx;
+    const records = ctx.deps.store
+      .listIntegrations(principal.accountId)
+      .filter((integration) => isIntegrationInTagScope(principal, integration));
+    const data: IntegrationsListData = {
+      integrations: records.map((record) => integrationView(ctx, record)),
+    };
     return json(data);
   },
 };

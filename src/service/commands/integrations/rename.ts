@@ -23,6 +23,6 @@ export const integrationsRenameCommand: ServiceCommand = {
     const integration = findIntegration(ctx, oldName);
     refuseBeyondScope(ctx, integration, 'rename');
     const renamed = ctx.deps.store.renameIntegration(integration.id, checkIntegrationName(newName));
-    return json(integrationView(renamed));
+    return json(integrationView(ctx, renamed));
   },
 };

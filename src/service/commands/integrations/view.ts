@@ -3,6 +3,8 @@ import { commandFailed } from '../../../errors.js';
 import type { IntegrationRecord } from '../../store/index.js';
 import type { ServiceContext } from '../shared/command.js';
 import { quote } from '../../rules/validate.js';
+import { isIntegrationInTagScope } from '../../rules/tag-scope.js';
+import { isWithinTagScope } from './attach-spec.js';
 
 /**
  * One integration as every integrations command answers it. `header_names` lists the names of
@@ -19,7 +21,11 @@ export interface IntegrationView {
   fields: string[];
 }
 
-export function integrationView(record: IntegrationRecord): IntegrationView {
+/**
+ * `record` as the caller may see it: a tag-scoped key sees only the attachments within its
+ * scope (`tag:<its tag>`, `vm:` of a VM it sees), never the names of VMs past it.
+ */
+export function integrationView(ctx: ServiceContext, record: IntegrationRecord): IntegrationView {
   // Header names compare case-insensitively: each is listed once, as first typed.
   const headerNames = new Map<string, string>();
   for (const line of record.headers) {
@@ -31,7 +37,7 @@ export function integrationView(record: IntegrationRecord): IntegrationView {
     type: record.type,
     comment: record.comment,
     target: record.target,
-    attachments: record.attachments,
+    attachments: record.attachments.filter((spec) => isWithinTagScope(ctx, spec)),
     header_names: [...headerNames.values()],
     fields: record.reflectionFields,
   };
@@ -39,12 +45,15 @@ export function integrationView(record: IntegrationRecord): IntegrationView {
 
 /**
  * The caller's integration called `name`. Integrations belong to one account: another
- * account's of the same name is simply not there.
+ * account's of the same name is simply not there, and for a tag-scoped key neither is one not
+ * attached to its tag (else it could attach the owner's secrets to its own VMs).
  *
  * @throws 422 `integration "x" not found`.
  */
 export function findIntegration(ctx: ServiceContext, name: string): IntegrationRecord {
   const integration = ctx.deps.store.getIntegration(ctx.principal.accountId, name);
-  if (integration === undefined) throw commandFailed(`integration ${quote(name)} not found`);
+  if (integration === undefined || !isIntegrationInTagScope(ctx.principal, integration)) {
+    throw commandFailed(`integration ${quote(name)} not found`);
+  }
   return integration;
 }

@@ -16,7 +16,7 @@ export type NewVmFields = Omit<NewVm, 'name' | 'emoji'>;
  * Stores the record of a new VM named `name` (checked already), or without one a random free
  * `adjective-noun` (the store's uniqueness check settles races). A tag-scoped caller's VM also
  * gets the key's tag.
- * @throws 422 `vm "n" already exists`, or when no random name was free.
+ * @throws 422 `vm name "n" is not available: choose another`, or when no random name was free.
  */
 export function storeNewVm(
   ctx: ServiceContext,

@@ -1,11 +1,12 @@
 // The options of the commands that make tokens (`ssh-key generate-api-key`, `svc0-to-svc1`):
-// namespaces, `--exp` and `--cmds`.
+// namespaces, `--exp` and `--cmds`, each bounded by the request's own token.
 import { DURATION_EXAMPLES, parseDuration } from '../../../durations.js';
 import { commandFailed, ExectlError } from '../../../errors.js';
 import type { ServiceDeps } from '../../deps.js';
 import { isAllowed } from '../../dispatch/authorize.js';
 import type { CommandRegistry } from '../../dispatch/registry.js';
 import { quote } from '../../rules/validate.js';
+import { rfc3339 } from '../../../time.js';
 
 /** SPEC §1.3: the latest `exp` a token may carry (2100-01-01). */
 const LATEST_EXP = 4102444800;
@@ -42,6 +43,29 @@ export function parseExpiry(text: string, nowSeconds: number): number | null {
     );
   }
   return exp;
+}
+
+/**
+ * The `exp` of a token made for a caller whose own token expires at `callerExp` (null: never,
+ * or SSH): a token delegates nothing past its own `exp` (SPEC §3). `--exp` omitted (`given`
+ * undefined) is `defaultText` cut down to `callerExp`; a `--exp` that ends later, or `never`,
+ * is refused rather than silently shortened.
+ *
+ * @throws 422 as {@link parseExpiry}, or `--exp "1y" ends after this request's token expires
+ *   (2026-01-01T00:05:00Z): use a shorter --exp, or a token that lives longer`.
+ */
+export function delegableExpiry(
+  given: string | undefined,
+  defaultText: string,
+  nowSeconds: number,
+  callerExp: number | null,
+): number | null {
+  const exp = parseExpiry(given ?? defaultText, nowSeconds);
+  if (callerExp === null || (exp !== null && exp <= callerExp)) return exp;
+  if (given === undefined) return callerExp;
+  throw commandFailed(
+    `--exp ${quote(given)} ends after this request's token expires (${rfc3339(callerExp)}): use a shorter --exp, or a token that lives longer`,
+  );
 }
 
 /**

@@ -3,10 +3,10 @@
 // (`generate-api-key --tag T`) narrows that further to the VMs tagged T: the scope applies on
 // top of the visibility above, so it never widens it (a VM of another account tagged T is seen
 // only when it is shared with the caller, as without a scope).
-import { commandFailed, ExectlError } from '../../../errors.js';
+import { commandFailed, type ExectlError } from '../../../errors.js';
 import type { Principal } from '../../dispatch/types.js';
 import type { VmRecord } from '../../store/index.js';
-import { isInTagScope } from '../../rules/tag-scope.js';
+import { isInTagScope, tagScopeRefusal } from '../../rules/tag-scope.js';
 import type { ServiceContext } from './command.js';
 import { quote, sameEmail } from '../../rules/validate.js';
 
@@ -64,16 +64,12 @@ export function withScopeTag(principal: Principal, tags: readonly string[]): str
 }
 
 /**
- * Refuses a tag-scoped key what would move VMs in or out of its scope (`tag`), or give the
- * account a key not bound by it; `what` says what was refused, e.g. `change tags`.
+ * Refuses a tag-scoped key what would reach past its scope in a command it may run (a key for
+ * another tag, an attachment past its tag); `what` says what was refused.
  *
- * @throws 403 `this key is limited to vms tagged "ci" and cannot change tags: use a key
- *   without --tag`.
+ * @throws 403 `this key is limited to vms tagged "ci" and cannot make a key for tag "prod":
+ *   use a key without --tag`.
  */
 export function refuseIfTagScoped(principal: Principal, what: string): void {
-  if (principal.tag === null) return;
-  throw new ExectlError(
-    'forbidden',
-    `this key is limited to vms tagged ${quote(principal.tag)} and cannot ${what}: use a key without --tag`,
-  );
+  if (principal.tag !== null) throw tagScopeRefusal(principal.tag, what);
 }

@@ -8,7 +8,7 @@ import { freeKeyName } from './keys.js';
 import {
   grantableCmds,
   parseCmdsFlag,
-  parseExpiry,
+  delegableExpiry,
   tokenNamespace,
 } from '../shared/token-options.js';
 import { checkKeyName, checkTag, quote } from '../../rules/validate.js';
@@ -31,7 +31,8 @@ interface ApiKeyData {
  * a token for programs. A fresh ed25519 key is made in memory, registered on the caller's account under the
  * label, signs `{"exp":...,"cmds":[...]}` (compact; no `exp` with `--exp never`), and is
  * dropped: it can never sign again, and `ssh-key remove <label>` revokes
- * the token. The answer is the svc1 handle of that svc0. Default lifetime 30 days; with `--vm`
+ * the token. The answer is the svc1 handle of that svc0. Default lifetime 30 days, cut to the
+ * request token's own `exp`; a longer `--exp` (or `never`) than that is refused; with `--vm`
  * the token is a VM token (`v0@<vm>.<domain>`) for a VM the caller can see. A caller holding a
  * token grants at most that token's commands (no `--cmds`: exactly those); over SSH, without
  * `--cmds`, the field is left out and the defaults apply. With `--tag T` the key is scoped to
@@ -65,8 +66,10 @@ export const generateApiKeyCommand: ServiceCommand = {
     {
       name: 'exp',
       type: 'string',
-      default: DEFAULT_EXP,
-      description: 'Lifetime: a duration (30s, 15m, 1h, 7d, 2w, 1y) or never',
+      // No declared default: an --exp left out is cut to the request token's expiry, one given
+      // past it is refused, so the two must stay apart.
+      description:
+        "Lifetime: a duration (30s, 15m, 1h, 7d, 2w, 1y) or never (default 30d, cut to the request token's own expiry; a longer --exp is refused)",
     },
   ],
   args: [],
@@ -92,7 +95,7 @@ export const generateApiKeyCommand: ServiceCommand = {
     }
     const namespace = tokenNamespace(deps, vmName);
     const now = nowSeconds(ctx);
-    const exp = parseExpiry(input.flags.string('exp') ?? DEFAULT_EXP, now);
+    const exp = delegableExpiry(input.flags.string('exp'), DEFAULT_EXP, now, principal.exp);
     const cmds = grantableCmds(
       principal.cmds,
       parseCmdsFlag(input.flags.strings('cmds'), ctx.registry),

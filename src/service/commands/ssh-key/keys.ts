@@ -6,6 +6,7 @@ import type { ServiceContext } from '../shared/command.js';
 import { defaultKeyName, freeName } from '../../accounts.js';
 import { parseRegistrableKey } from '../../rules/registrable-key.js';
 import { quote } from '../../rules/validate.js';
+import { isKeyInTagScope } from '../../rules/tag-scope.js';
 
 /**
  * A public key typed by a user: one `.pub` line. Pasted unquoted, it arrives as several words,
@@ -26,15 +27,26 @@ export function parseUserPublicKey(words: readonly string[]): PublicKey {
 }
 
 /**
+ * The caller's keys, oldest first, as far as the caller may see them: all of the account's, or
+ * for a tag-scoped key only that key itself (SPEC §3).
+ */
+export function visibleKeys(ctx: ServiceContext): SshKeyRecord[] {
+  const { principal } = ctx;
+  return ctx.deps.store
+    .listKeys(principal.accountId)
+    .filter((key) => isKeyInTagScope(principal, key));
+}
+
+/**
  * One of the caller's keys, named by its fingerprint (`SHA256:...`), its whole public key line,
- * or its name — tried in that order, among the caller's keys only, so another account's key
- * is `not found` just like a key that does not exist.
+ * or its name — tried in that order, among the keys the caller sees only, so another account's
+ * key (or, for a tag-scoped key, any other key) is `not found` just like one that does not exist.
  *
  * @throws 422 `ssh key "x" not found`.
  */
 export function findOwnKey(ctx: ServiceContext, words: readonly string[]): SshKeyRecord {
   const ref = words.join(' ');
-  const keys = ctx.deps.store.listKeys(ctx.principal.accountId);
+  const keys = visibleKeys(ctx);
   const fingerprint = ref.startsWith('SHA256:') ? ref : fingerprintOfLine(ref);
   const found = keys.find((k) => k.fingerprint === fingerprint) ?? keys.find((k) => k.name === ref);
   if (found === undefined) throw commandFailed(`ssh key ${quote(ref)} not found`);

@@ -1,4 +1,5 @@
 import { json, type ServiceCommand } from '../shared/command.js';
+import { visibleKeys } from './keys.js';
 
 interface KeyEntry {
   name: string;
@@ -16,7 +17,7 @@ interface SshKeyListData {
 }
 
 /**
- * `ssh-key list` — the caller's keys, oldest first; `current` marks the key of this request,
+ * `ssh-key list` — the caller's keys, oldest first (a tag-scoped key sees only itself); `current` marks the key of this request,
  * `tag` the tag a key is scoped to (null: not scoped).
  * `last_used_at` may lag the real last use by a few seconds (the store buffers it).
  */
@@ -29,9 +30,9 @@ export const sshKeyListCommand: ServiceCommand = {
   examples: ['ssh-key list'],
   mutates: false,
   async run(ctx) {
-    const { principal, deps } = ctx;
+    const { principal } = ctx;
     const data: SshKeyListData = {
-      ssh_keys: deps.store.listKeys(principal.accountId).map((key) => ({
+      ssh_keys: visibleKeys(ctx).map((key) => ({
         name: key.name,
         fingerprint: key.fingerprint,
         public_key: key.publicKey,

@@ -40,7 +40,7 @@ test('prepareRunLine: one argument is the line; several are quoted words', () =>
         scope: 'ssh-key generate-api-key',
         path: 'ssh-key generate-api-key',
         repeatable: false,
-        grants: ['ls', 'whoami', 'ssh-key'],
+        grants: { cmds: ['ls', 'whoami', 'ssh-key'], lifetimeSeconds: 30 * 86400 },
       },
     ],
     [
@@ -50,7 +50,28 @@ test('prepareRunLine: one argument is the line; several are quoted words', () =>
         scope: 'ssh-key generate-api-key',
         path: 'ssh-key generate-api-key',
         repeatable: false,
-        grants: DEFAULT_CMDS,
+        grants: { cmds: DEFAULT_CMDS, lifetimeSeconds: 30 * 86400 },
+      },
+    ],
+    // The request token lives as long as the key asked for (SPEC §3: never past its own exp).
+    [
+      ['ssh-key generate-api-key --exp never --exp=7d --cmds ls'],
+      {
+        line: 'ssh-key generate-api-key --exp never --exp=7d --cmds ls',
+        scope: 'ssh-key generate-api-key',
+        path: 'ssh-key generate-api-key',
+        repeatable: false,
+        grants: { cmds: ['ls'], lifetimeSeconds: 7 * 86400 },
+      },
+    ],
+    [
+      ['ssh-key', 'generate-api-key', '--exp', 'never'],
+      {
+        line: 'ssh-key generate-api-key --exp never',
+        scope: 'ssh-key generate-api-key',
+        path: 'ssh-key generate-api-key',
+        repeatable: false,
+        grants: { cmds: DEFAULT_CMDS, lifetimeSeconds: null },
       },
     ],
     [

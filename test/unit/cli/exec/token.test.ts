@@ -27,6 +27,21 @@ test('requestTokenPayload: exp in 5 minutes, cmds exactly the scope', () => {
   for (const [scope, payload] of cases) assert.equal(requestTokenPayload(scope, NOW), payload);
 });
 
+test('requestTokenPayload: a token that makes a token lives as long as it, plus 5 minutes', () => {
+  const gen = 'ssh-key generate-api-key';
+  const grant = (lifetimeSeconds: number | null) => ({ cmds: ['ls'], lifetimeSeconds });
+  assert.equal(
+    requestTokenPayload(gen, NOW, grant(3600)),
+    `{"exp":${NOW + 3600 + 300},"cmds":["${gen}","ls"]}`,
+  );
+  assert.equal(requestTokenPayload(gen, NOW, grant(null)), `{"cmds":["${gen}","ls"]}`);
+  // Never past the latest exp a token may carry: the service refuses such an --exp itself.
+  assert.equal(
+    requestTokenPayload(gen, NOW, grant(100 * 31_536_000)),
+    `{"exp":4102444800,"cmds":["${gen}","ls"]}`,
+  );
+});
+
 test('mintRequestToken: a svc0 for the namespace that verifies and allows only the scope', async () => {
   const signer = createMemorySigner('ed25519');
   const token = await mintRequestToken({

@@ -114,6 +114,7 @@ export async function openCommandFixture(options: FixtureOptions = {}): Promise<
         keyFingerprint: key.fingerprint,
         cmds: null,
         tag: null,
+        exp: null,
         via: 'token',
       };
       return { account, signer, principal };

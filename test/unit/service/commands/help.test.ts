@@ -169,8 +169,9 @@ test('exact help of ssh-key generate-api-key', async () => {
       {
         name: '--exp',
         type: 'string',
-        default: '30d',
-        description: 'Lifetime: a duration (30s, 15m, 1h, 7d, 2w, 1y) or never',
+        default: null,
+        description:
+          "Lifetime: a duration (30s, 15m, 1h, 7d, 2w, 1y) or never (default 30d, cut to the request token's own expiry; a longer --exp is refused)",
       },
     ],
     examples: [

@@ -41,7 +41,7 @@ before(async () => {
   fx.addVm(bob, 'bob-web', { tags: ['web'] });
   await fx.run(bob, 'share add bob-ci ada@example.com');
   await fx.run(bob, 'share add bob-web ada@example.com');
-  await fx.run(ada, 'integrations add reflection --name refl');
+  await fx.run(ada, 'integrations add reflection --name refl --attach tag:ci');
   ci = callerWith(
     ada,
     (await fx.run(ada, 'ssh-key generate-api-key --label ci --tag ci')) as ApiKey,
@@ -50,13 +50,19 @@ before(async () => {
 after(() => fx.cleanup());
 
 test('the key is stored with its tag, and ssh-key list shows it (null for the others)', async () => {
-  const list = (await fx.run(ci, 'ssh-key list')) as { ssh_keys: Record<string, unknown>[] };
+  const list = (await fx.run(ada, 'ssh-key list')) as { ssh_keys: Record<string, unknown>[] };
   assert.deepEqual(
     list.ssh_keys.map((k) => [k.name, k.tag, k.current]),
     [
-      ['default', null, false],
-      ['ci', 'ci', true],
+      ['default', null, true],
+      ['ci', 'ci', false],
     ],
+  );
+  // The scoped key itself sees only itself.
+  const own = (await fx.run(ci, 'ssh-key list')) as { ssh_keys: Record<string, unknown>[] };
+  assert.deepEqual(
+    own.ssh_keys.map((k) => [k.name, k.tag, k.current]),
+    [['ci', 'ci', true]],
   );
   assert.match(await fx.text(ada, 'ssh-key list'), /^ +ci +SHA256:\S+ +\S+ +- +ci$/m);
 });
@@ -154,9 +160,13 @@ test('tag is refused (403), for a VM in the scope, outside it, or missing, and w
   assert.deepEqual(fx.store.getVmByName('prod')?.tags, ['prod']);
 });
 
-test('new: the VM gets tag ci, added to the tags asked for; ls then lists it', async () => {
-  const made = (await fx.run(ci, 'new --name made-by-ci --tag extra')) as { tags: string[] };
-  assert.deepEqual(made.tags, ['ci', 'extra']);
+test('new: the VM gets tag ci, and no other (issue 25); ls then lists it', async () => {
+  assert.deepEqual(
+    await fx.fail(ci, 'new --name made-by-ci --tag extra'),
+    SCOPE_REFUSAL('give its vms other tags'),
+  );
+  const made = (await fx.run(ci, 'new --name made-by-ci')) as { tags: string[] };
+  assert.deepEqual(made.tags, ['ci']);
   const again = (await fx.run(ci, 'new --name tagged-twice --tag ci')) as { tags: string[] };
   assert.deepEqual(again.tags, ['ci']);
   const listed = (await fx.run(ci, 'ls made-by-ci')) as { vms: unknown[] };
@@ -164,7 +174,9 @@ test('new: the VM gets tag ci, added to the tags asked for; ls then lists it', a
 });
 
 test('cp: the copy of a VM in the scope is in the scope too', async () => {
-  const copy = (await fx.run(ci, 'cp made-by-ci ci-copy')) as { tags: string[] };
+  // The copy gets the source's tags: the source is in the scope, so nothing new is reached.
+  await fx.run(ada, 'new --name two-tags --tag ci --tag extra');
+  const copy = (await fx.run(ci, 'cp two-tags ci-copy')) as { tags: string[] };
   assert.deepEqual(copy.tags, ['ci', 'extra']);
 });
 
@@ -177,9 +189,12 @@ test('keys made with a scoped key keep its scope; another tag is refused', async
     await fx.fail(ci, 'ssh-key generate-api-key --label other --tag prod'),
     SCOPE_REFUSAL('make a key for tag "prod"'),
   );
+  // Adding a key is refused outright (issue 25): it could re-add an owner's key under its tag.
   const line = createMemorySigner('ed25519', 'laptop').publicKey.toOpenSsh();
-  const added = (await fx.run(ci, `ssh-key add --name added-by-ci ${line}`)) as ApiKey;
-  assert.equal(fx.store.findKeyByFingerprint(added.fingerprint)?.tag, 'ci');
+  assert.deepEqual(
+    await fx.fail(ci, `ssh-key add --name added-by-ci ${line}`),
+    SCOPE_REFUSAL('add keys'),
+  );
 });
 
 test('integrations: a scoped key attaches only to its tag or to VMs in its scope', async () => {
@@ -193,10 +208,6 @@ test('integrations: a scoped key attaches only to its tag or to VMs in its scope
       SCOPE_REFUSAL(`attach integrations to ${spec}`),
     );
   }
-  const attached = (await fx.run(ci, 'integrations attach refl tag:ci')) as {
-    attachments: string[];
-  };
-  assert.deepEqual(attached.attachments, ['tag:ci']);
   const again = (await fx.run(ci, 'integrations attach refl vm:build')) as {
     attachments: string[];
   };
@@ -245,17 +256,19 @@ test('integrations: a scoped key detaches, removes or renames nothing that reach
   }
   assert.deepEqual(
     await fx.fail(ci, 'integrations remove wide'),
-    SCOPE_REFUSAL('remove integration "wide", attached to auto:all'),
+    SCOPE_REFUSAL('remove integration "wide", which reaches vms past tag "ci"'),
   );
   assert.deepEqual(
     await fx.fail(ci, 'integrations rename wide wider'),
-    SCOPE_REFUSAL('rename integration "wide", attached to auto:all'),
+    SCOPE_REFUSAL('rename integration "wide", which reaches vms past tag "ci"'),
   );
   // Inside its scope it may: the attachments it could have made, and an integration they make up.
   const detached = (await fx.run(ci, 'integrations detach wide tag:ci')) as {
     attachments: string[];
   };
-  assert.deepEqual(detached.attachments, ['auto:all']);
+  // It is shown only the attachments in its scope: none are left.
+  assert.deepEqual(detached.attachments, []);
+  assert.deepEqual(fx.store.getIntegration(ada.account.id, 'wide')?.attachments, ['auto:all']);
   await fx.run(ci, 'integrations rename narrow narrower');
   assert.deepEqual(await fx.run(ci, 'integrations remove narrower'), { removed: 'narrower' });
   // The unscoped key is not limited.

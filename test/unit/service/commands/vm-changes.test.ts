@@ -41,7 +41,7 @@ test('rename failures', async () => {
       'rename mine a',
       'invalid vm name "a": use 2 to 63 lowercase letters, digits or dashes, starting with a letter and not ending with a dash',
     ],
-    ['rename mine taken', 'vm "taken" already exists'],
+    ['rename mine taken', 'vm name "taken" is not available: choose another'],
     ['rename mine', 'missing argument <new>'],
   ];
   for (const [line, message] of cases) {

@@ -73,8 +73,8 @@ test('cp refuses bad input with one line and makes nothing', async () => {
   const before = count();
   const cases: [line: string, message: string][] = [
     ['cp ghost', 'vm "ghost" not found'],
-    ['cp web web', 'vm "web" already exists'],
-    ['cp web bobs', 'vm "bobs" already exists'],
+    ['cp web web', 'vm name "web" is not available: choose another'],
+    ['cp web bobs', 'vm name "bobs" is not available: choose another'],
     ['cp bobs mine', 'only the owner of vm "bobs" can copy it'],
     [
       'cp web Web2',

@@ -125,7 +125,7 @@ test('new: invalid input is refused before anything is made', async () => {
       'new --name Web',
       'invalid vm name "Web": use 2 to 63 lowercase letters, digits or dashes, starting with a letter and not ending with a dash',
     ],
-    ['new --name taken', 'vm "taken" already exists'],
+    ['new --name taken', 'vm name "taken" is not available: choose another'],
     [
       'new --tag Prod',
       'invalid tag "Prod": use 1 to 63 lowercase letters, digits, "_" or "-", starting with a letter',

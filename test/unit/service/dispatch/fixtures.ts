@@ -206,6 +206,7 @@ export function principal(cmds: readonly string[] | null): Principal {
     keyFingerprint: 'SHA256:abc',
     cmds,
     tag: null,
+    exp: null,
     via: cmds === null ? 'ssh' : 'token',
   };
 }

@@ -100,7 +100,7 @@ describe('createVm', () => {
   test('refuses a name taken by any account', () => {
     assert.throws(() => newVm(bob.id, 'web'), {
       kind: 'duplicate',
-      message: 'vm "web" already exists',
+      message: 'vm name "web" is not available: choose another',
     });
   });
 
@@ -190,7 +190,10 @@ describe('renameVm', () => {
       attachments: ['vm:api', 'vm:api2'],
     });
     const renamed = f.store.renameVm(api.id, 'api2');
-    assert.deepEqual(renamed, { ...api, name: 'api2' });
+    // A new reflection secret too (SPEC §5): the old one no longer finds the VM.
+    assert.deepEqual(renamed, { ...api, name: 'api2', reflectionSecret: renamed.reflectionSecret });
+    assert.notEqual(renamed.reflectionSecret, api.reflectionSecret);
+    assert.equal(f.store.getVmByReflectionSecret(api.reflectionSecret), undefined);
     assert.equal(f.store.getVmByName('api'), undefined);
     assert.deepEqual(f.store.getIntegration(ada.id, 'gh')?.attachments, ['vm:api2']);
     assert.deepEqual(f.store.getIntegration(ada.id, 'both')?.attachments, ['vm:api2']);
@@ -200,7 +203,7 @@ describe('renameVm', () => {
     const api2 = f.store.getVmByName('api2')!;
     assert.throws(() => f.store.renameVm(api2.id, 'bob-box'), {
       kind: 'duplicate',
-      message: 'vm "bob-box" already exists',
+      message: 'vm name "bob-box" is not available: choose another',
     });
     assert.deepEqual(f.store.getVm(api2.id), api2);
     assert.deepEqual(f.store.getIntegration(ada.id, 'gh')?.attachments, ['vm:api2']);
