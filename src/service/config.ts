@@ -35,6 +35,11 @@ export interface ServiceConfig {
   /** How long a setup script may run in the background (SPEC §4: 15 minutes). Tests shorten it. */
   setupDeadlineMs?: number;
   /**
+   * The free space the data folder keeps (SPEC §7); absent: disk-budget.ts's `diskFloor` of its
+   * file system. Tests on a small file system set it.
+   */
+  diskFloorBytes?: number;
+  /**
    * Failures to inject into `/exec` requests (SPEC §10). Only the library's startServer sets
    * it, never a flag or a request: absent, no request can meet a fault.
    */

@@ -10,6 +10,8 @@ import { reflectionUrlOf } from '../reflection/urls.js';
 import type { VmRecord } from '../store/index.js';
 import { createRuntime } from './create-runtime.js';
 import { detectRuntime } from './detect.js';
+import { imageFootprint } from './disk-image.js';
+import { DiskWatchdog } from './disk-watchdog.js';
 import { SetupJobs } from './setup-jobs.js';
 import { bootRunningVms, failInterruptedCreations } from './start-up.js';
 import type { DetectedRuntime, ExecOptions, ExecResult, VmSpec } from './types.js';
@@ -97,6 +99,15 @@ export async function startVmMachines({
       config.log(`vm ${id}: could not store that it is ${state}: ${String(err)}`, 'error');
     }
   });
+  // SPEC §7: the data folder's free space stays above a floor; VMs' writes are capped first.
+  const watchdog = new DiskWatchdog(
+    config.dataDir,
+    () => runtime.mountedDisks(),
+    (line) => config.log(line, 'warn'),
+    config.diskFloorBytes,
+  );
+  // A VM that just booted is capped at once, not at the next measure.
+  runtime.onStateChange((_, state) => void (state === 'running' && watchdog.measure()));
   const jobs = new SetupJobs(store, runtime.setupLog, config.setupDeadlineMs);
   const stopping = new AbortController();
   let booting: Promise<void> = Promise.resolve();
@@ -115,12 +126,14 @@ export async function startVmMachines({
     runtime: detected,
     socketFor: (name) => (detected.mode.kind === 'machine' ? socketOf(name) : null),
     async create(vm, signal) {
+      await watchdog.assertRoom('create a VM');
       await runtime.create(spec(vm), { setupScript: vm.setupScript, env: reflection(vm), signal });
       bootInBackground(vm);
       const ran = vm.setupScript !== null && vm.setupScript !== '';
       store.setSetup(vm.id, { status: ran ? 'done' : 'none', lastLine: null }, 'running');
     },
     async createInBackground(vm, signal, waitUntil) {
+      await watchdog.assertRoom('create a VM');
       await runtime.create(spec(vm), { signal });
       if (vm.setupScript === null || vm.setupScript === '') {
         bootInBackground(vm);
@@ -131,6 +144,8 @@ export async function startVmMachines({
       return jobs.start(vm, exec, waitUntil - Date.now());
     },
     async copy(from, to) {
+      const need = await imageFootprint(spec(from).diskDir);
+      await watchdog.assertRoom(`copy vm "${from.name}"`, need);
       await runtime.copy(spec(from), spec(to));
       bootInBackground(to);
     },
@@ -153,8 +168,15 @@ export async function startVmMachines({
       exited.catch(() => {});
       return { resize: () => {}, exited };
     },
-    stat: (vm) => runtime.stat(spec(vm)),
+    async stat(vm) {
+      const state = await runtime.stat(spec(vm));
+      const note = watchdog.note(resolve(spec(vm).diskDir));
+      return note === null ? state : { ...state, diskNote: note };
+    },
     async resize(vm, limits) {
+      if (limits.diskBytes > vm.limits.diskBytes) {
+        await watchdog.assertRoom(`grow the disk of vm "${vm.name}"`);
+      }
       await runtime.resize({ ...spec(vm), limits });
       store.setLimits(vm.id, limits);
     },
@@ -170,6 +192,7 @@ export async function startVmMachines({
     },
     async shutdown() {
       stopping.abort();
+      await watchdog.stop();
       await jobs.stopAll('the server stopped during the setup script');
       await runtime.shutdown();
       await booting;
