@@ -60,7 +60,17 @@ export function allowances(free: number, floor: number, vms: readonly VmDiskUse[
   return wanted.map((n) => Math.floor(n * scale));
 }
 
-/** A size for people: `512M`, `1.5G` (powers of 1024), as `resize` takes them. */
+/** A size exactly, in the largest unit that divides it (`1025M`, `4G`): as a user typed it. */
+export function exactBytes(bytes: number): string {
+  const units = ['T', 'G', 'M', 'K'];
+  for (const [i, unit] of units.entries()) {
+    const size = 2 ** (10 * (units.length - i));
+    if (bytes >= size && bytes % size === 0) return `${bytes / size}${unit}`;
+  }
+  return String(bytes);
+}
+
+/** A size for people, rounded down: `512M`, `1.5G` (powers of 1024), as `resize` takes them. */
 export function humanBytes(bytes: number): string {
   const units = ['', 'K', 'M', 'G', 'T'];
   let value = Math.max(0, bytes);

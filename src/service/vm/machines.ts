@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { commandFailed } from '../../errors.js';
 import type { ServiceDeps, VmExecOptions, VmMachines } from '../deps.js';
 import { reflectionUrlOf } from '../reflection/urls.js';
+import { checkCeilings, fitCeilings, resolveCeilings } from '../rules/ceilings.js';
 import type { VmRecord } from '../store/index.js';
 import { createRuntime } from './create-runtime.js';
 import { detectRuntime } from './detect.js';
@@ -108,6 +109,15 @@ export async function startVmMachines({
   );
   // A VM that just booted is capped at once, not at the next measure.
   runtime.onStateChange((_, state) => void (state === 'running' && watchdog.measure()));
+  const ceilings = resolveCeilings(config.vmCeilings ?? {}, config.dataDir);
+  // A new VM (new, seed) gets the default limits within the ceilings, stored before its disk
+  // and cgroup are made with them; a seed's own limit above a ceiling is refused.
+  const withinCeilings = (vm: VmRecord): VmRecord => {
+    const fitted = fitCeilings(vm.limits, ceilings);
+    return JSON.stringify(fitted) === JSON.stringify(vm.limits)
+      ? vm
+      : store.setLimits(vm.id, fitted);
+  };
   const jobs = new SetupJobs(store, runtime.setupLog, config.setupDeadlineMs);
   const stopping = new AbortController();
   let booting: Promise<void> = Promise.resolve();
@@ -125,14 +135,16 @@ export async function startVmMachines({
   return {
     runtime: detected,
     socketFor: (name) => (detected.mode.kind === 'machine' ? socketOf(name) : null),
-    async create(vm, signal) {
+    async create(given, signal) {
+      const vm = withinCeilings(given);
       await watchdog.assertRoom('create a VM');
       await runtime.create(spec(vm), { setupScript: vm.setupScript, env: reflection(vm), signal });
       bootInBackground(vm);
       const ran = vm.setupScript !== null && vm.setupScript !== '';
       store.setSetup(vm.id, { status: ran ? 'done' : 'none', lastLine: null }, 'running');
     },
-    async createInBackground(vm, signal, waitUntil) {
+    async createInBackground(given, signal, waitUntil) {
+      const vm = withinCeilings(given);
       await watchdog.assertRoom('create a VM');
       await runtime.create(spec(vm), { signal });
       if (vm.setupScript === null || vm.setupScript === '') {
@@ -174,6 +186,7 @@ export async function startVmMachines({
       return note === null ? state : { ...state, diskNote: note };
     },
     async resize(vm, limits) {
+      checkCeilings(limits, vm.limits, ceilings);
       if (limits.diskBytes > vm.limits.diskBytes) {
         await watchdog.assertRoom(`grow the disk of vm "${vm.name}"`);
       }

@@ -153,6 +153,7 @@ export function serviceConfig(
       if (LOG_LEVELS.indexOf(level) >= threshold) ctx.stderr.write(`${line}\n`);
     },
     commandDeadlineMs: DEFAULTS.commandDeadlineMs,
+    vmCeilings: settings.vmCeilings,
   };
 }
 

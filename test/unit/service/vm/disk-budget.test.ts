@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import {
   allowances,
   diskFloor,
+  exactBytes,
   humanBytes,
   netFree,
   type VmDiskUse,
@@ -87,4 +88,16 @@ const SIZES: readonly [number, string][] = [
 ];
 for (const [bytes, shown] of SIZES) {
   test(`humanBytes(${bytes}) is ${shown}`, () => assert.equal(humanBytes(bytes), shown));
+}
+
+const EXACT: readonly [number, string][] = [
+  [4 * G, '4G'],
+  [1025 * M, '1025M'],
+  [100 * 2 ** 40, '100T'],
+  [1536, '1536'],
+  [3 * 1024, '3K'],
+  [70424166, '70424166'],
+];
+for (const [bytes, shown] of EXACT) {
+  test(`exactBytes(${bytes}) is ${shown}`, () => assert.equal(exactBytes(bytes), shown));
 }
