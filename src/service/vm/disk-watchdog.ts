@@ -27,6 +27,8 @@ export interface MountedDisk {
 const INTERVAL_MS = 200;
 
 interface Tracked {
+  /** The mount it was opened for: a VM booted again has another (and maybe another device). */
+  mountPath: string;
   cap: DiskCap | null;
   baseBytes: number;
 }
@@ -36,6 +38,7 @@ export class DiskWatchdog {
   private readonly timer: NodeJS.Timeout;
   private measuring: Promise<void> | undefined;
   private lastFree = Infinity;
+  private lastFloor = 0;
   private warned = false;
 
   /**
@@ -71,14 +74,16 @@ export class DiskWatchdog {
     const need = needBytes > 0 ? ` (it needs ${humanBytes(needBytes)})` : '';
     throw commandFailed(
       `cannot ${what}: the server's disk has ${humanBytes(free)} free, under its floor of ${humanBytes(floor)}${need}`,
-      { hint: 'delete files in your VMs or remove VMs (rm), or ask the operator for space' },
+      // Files deleted inside a VM free room in that VM only: its image keeps its size.
+      { hint: 'remove VMs you no longer need (rm), or ask the operator for space' },
     );
   }
 
-  /** Why the VM's writes are held back, or null when they are not. */
+  /** Why the VM's writes are held back (under the floor), or null when they are not. */
   note(key: string): string | null {
-    if (this.tracked.get(key)?.cap?.holding !== true) return null;
-    return `writes limited: the server's disk has ${humanBytes(this.lastFree)} free, near its floor`;
+    if (this.lastFree >= this.lastFloor || this.tracked.get(key)?.cap?.holding !== true)
+      return null;
+    return `writes limited: the server's disk has ${humanBytes(this.lastFree)} free, under its floor of ${humanBytes(this.lastFloor)}`;
   }
 
   /** Stops measuring (server exit). Caps end with each VM's mount. */
@@ -105,6 +110,7 @@ export class DiskWatchdog {
     const live = seen.filter((vm) => vm !== null);
     const free = netFree(fs.bavail * fs.bsize, live);
     this.lastFree = free;
+    this.lastFloor = floor;
     if (free >= floor) for (const vm of live) vm.tracked.baseBytes = footprint(vm);
     const allowed = allowances(free, floor, live);
     await Promise.all(
@@ -120,10 +126,14 @@ export class DiskWatchdog {
       let tracked = this.tracked.get(disk.key);
       const usedBytes = (measure.blocks - measure.freeBlocks) * measure.blockSize;
       const allocatedBytes = image.blocks * 512;
-      if (tracked === undefined) {
+      if (tracked?.mountPath !== disk.mountPath) {
         const cap = await DiskCap.open(disk.mountPath);
         if (cap === null) this.warnOnce('cannot cap VM disks here (no ext4 reserved_clusters)');
-        tracked = { cap, baseBytes: Math.max(usedBytes, allocatedBytes) };
+        tracked = {
+          mountPath: disk.mountPath,
+          cap,
+          baseBytes: Math.max(usedBytes, allocatedBytes),
+        };
         this.tracked.set(disk.key, tracked);
       }
       return { usedBytes, allocatedBytes, baseBytes: tracked.baseBytes, tracked, measure };
