@@ -15,7 +15,7 @@ import { assertBuilt } from './harness.js';
 import { curlExec, recipeToken, startServe, stopAll, type ServeProcess } from './serve-server.js';
 
 const root = process.getuid?.() === 0;
-const CMDS = ['new', 'ssh', 'tag', 'stat', 'rm'];
+const CMDS = ['new', 'ssh', 'tag', 'stat', 'rm', 'cp', 'resize'];
 // 700 MB: room for two VMs' systems, small enough to fill in seconds.
 const FS_MB = 700;
 
@@ -68,6 +68,8 @@ describe('a VM filling its disk on a small data folder (as root)', { skip: !root
     token = await recipeToken(key, CMDS);
     await ok('new --name filler');
     await ok('new --name other');
+    // Smaller than the ceiling (the file system's size), so that it could grow.
+    await ok('resize other --disk 256M');
   });
   after(async () => {
     await stopAll();
@@ -78,12 +80,18 @@ describe('a VM filling its disk on a small data folder (as root)', { skip: !root
   });
 
   test('the filler is stopped at its share; the server, its database and the other VM go on', async (t) => {
-    // Far more than the file system holds, each file written out (conv=fsync) so that the
-    // host sees it at once; each dd that meets a full disk just ends.
-    const fill = await ok(
-      `ssh filler 'for i in $(seq 1 30); do dd if=/dev/zero of=/root/f$i bs=1M count=50 conv=fsync 2>/dev/null; done; sync; echo done'`,
-    );
-    assert.equal(fill, 'done\n');
+    // The filler writes (each file written out: conv=fsync, so the host sees it at once) until
+    // the server says it holds it back; a dd that meets its full disk just ends. Each round may
+    // take at most half of what lies above the floor, so a few rounds cross it; 20 rounds of
+    // 200M are far more than the file system holds.
+    const heldBack = async () =>
+      (JSON.parse(await ok('stat filler')) as { disk_note?: string }).disk_note !== undefined;
+    for (let round = 0; round < 20 && !(await heldBack()); round++) {
+      const fill = await ok(
+        `ssh filler 'dd if=/dev/zero of=/root/f${round} bs=1M count=200 conv=fsync 2>/dev/null; echo done'`,
+      );
+      assert.equal(fill, 'done\n');
+    }
     const { blocks, bsize } = statfsSync(data);
     const floor = diskFloor(blocks * bsize);
     // The reserve under the floor (half of it) is the database's: never touched by a VM.
@@ -114,6 +122,18 @@ describe('a VM filling its disk on a small data folder (as root)', { skip: !root
       shown,
       `cannot create a VM: the server's disk has N free, under its floor of ${humanBytes(floor)}`,
     );
+
+    const refusedLine = async (line: string, action: string, need = '') => {
+      const answer = await exec(line);
+      assert.equal(answer.status, 422, answer.body);
+      const text = (JSON.parse(answer.body) as { error: string }).error;
+      assert.equal(
+        text.replace(/has \d+(\.\d)?[KMG]? free/, 'has N free').replace(/needs \S+\)/, 'needs S)'),
+        `cannot ${action}: the server's disk has N free, under its floor of ${humanBytes(floor)}${need}`,
+      );
+    };
+    await refusedLine('resize other --disk 512M', 'grow the disk of vm "other"');
+    await refusedLine('cp other', 'copy vm "other"', ' (it needs S)');
 
     // Space comes back with the filler's disk: a new VM fits again.
     await ok('rm filler');
