@@ -4,7 +4,7 @@
 import { statfsSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
 import { commandFailed } from '../../errors.js';
-import { exactBytes, humanBytes } from '../vm/disk-budget.js';
+import { exactBytes, humanBytes } from './limit-values.js';
 import { DEFAULT_VM_LIMITS, type VmLimitsRecord } from '../store/vm-records.js';
 
 /** The most a VM may get of each limit. */

@@ -59,26 +59,3 @@ export function allowances(free: number, floor: number, vms: readonly VmDiskUse[
   const scale = total > room ? room / total : 1;
   return wanted.map((n) => Math.floor(n * scale));
 }
-
-/** A size exactly, in the largest unit that divides it (`1025M`, `4G`): as a user typed it. */
-export function exactBytes(bytes: number): string {
-  const units = ['T', 'G', 'M', 'K'];
-  for (const [i, unit] of units.entries()) {
-    const size = 2 ** (10 * (units.length - i));
-    if (bytes >= size && bytes % size === 0) return `${bytes / size}${unit}`;
-  }
-  return String(bytes);
-}
-
-/** A size for people, rounded down: `512M`, `1.5G` (powers of 1024), as `resize` takes them. */
-export function humanBytes(bytes: number): string {
-  const units = ['', 'K', 'M', 'G', 'T'];
-  let value = Math.max(0, bytes);
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  const shown = value >= 100 || unit === 0 ? Math.floor(value) : Math.floor(value * 10) / 10;
-  return `${shown}${units[unit]}`;
-}

@@ -3,14 +3,8 @@
 // write (disk-budget.ts, disk-cap.ts), and answers whether `new`, `cp` and `resize --disk` fit.
 import { stat, statfs } from 'node:fs/promises';
 import { commandFailed } from '../../errors.js';
-import {
-  allowances,
-  diskFloor,
-  footprint,
-  humanBytes,
-  netFree,
-  type VmDiskUse,
-} from './disk-budget.js';
+import { allowances, diskFloor, footprint, netFree, type VmDiskUse } from './disk-budget.js';
+import { humanBytes } from '../rules/limit-values.js';
 import { DiskCap, measureDisk, type DiskMeasure } from './disk-cap.js';
 
 /** A running machine VM's disk, as the runtime reports it. */

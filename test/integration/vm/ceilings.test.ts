@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { totalmem } from 'node:os';
 import { after, before, describe, test } from 'node:test';
-import { humanBytes } from '../../../src/service/vm/disk-budget.js';
+import { humanBytes } from '../../../src/service/rules/limit-values.js';
 import { FAR } from '../proxy/fixture.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { startServer } from '../../../src/library/start-server.js';

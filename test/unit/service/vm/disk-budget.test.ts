@@ -1,11 +1,10 @@
 // The arithmetic of the data folder's floor (SPEC §7): how much each running VM may still write.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { humanBytes } from '../../../../src/service/rules/limit-values.js';
 import {
   allowances,
   diskFloor,
-  exactBytes,
-  humanBytes,
   netFree,
   type VmDiskUse,
 } from '../../../../src/service/vm/disk-budget.js';
@@ -75,29 +74,4 @@ for (const [what, free, floor, vms, expected] of CASES) {
     assert.deepEqual(got, expected);
     assert.ok(got.reduce((a, b) => a + b, 0) <= Math.max(0, free - floor / 2));
   });
-}
-
-const SIZES: readonly [number, string][] = [
-  [0, '0'],
-  [1023, '1023'],
-  [1536, '1.5K'],
-  [67.15 * M, '67.1M'],
-  [700 * M, '700M'],
-  [1.25 * G, '1.2G'],
-  [-5, '0'],
-];
-for (const [bytes, shown] of SIZES) {
-  test(`humanBytes(${bytes}) is ${shown}`, () => assert.equal(humanBytes(bytes), shown));
-}
-
-const EXACT: readonly [number, string][] = [
-  [4 * G, '4G'],
-  [1025 * M, '1025M'],
-  [100 * 2 ** 40, '100T'],
-  [1536, '1536'],
-  [3 * 1024, '3K'],
-  [70424166, '70424166'],
-];
-for (const [bytes, shown] of EXACT) {
-  test(`exactBytes(${bytes}) is ${shown}`, () => assert.equal(exactBytes(bytes), shown));
 }
