@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { statfsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { humanBytes } from '../../src/service/rules/limit-values.js';
 import { diskFloor } from '../../src/service/vm/disk-budget.js';
 import { generateKey, type GeneratedKey } from '../helpers/keys.js';
@@ -75,8 +76,17 @@ describe('a VM filling its disk on a small data folder (as root)', { skip: !root
   after(async () => {
     await stopAll();
     if (dir === undefined) return;
-    // The server is gone, and with it every VM's mount of its image.
-    execFileSync('umount', [data]);
+    // The server is gone, and with it every VM's mount of its image; their loop devices let go
+    // of the images a moment later, so the unmount is tried for up to 10 s, then done lazily.
+    for (let tries = 0; ; tries++) {
+      try {
+        execFileSync('umount', tries < 100 ? [data] : ['-l', data], { stdio: 'ignore' });
+        break;
+      } catch (error) {
+        if (tries >= 100) throw error;
+        await sleep(100);
+      }
+    }
     await dir.remove();
   });
 
