@@ -34,6 +34,11 @@ export const ERROR_CATALOGUE = {
   integration_loop: { status: 508, exit: 9 },
   /** The server is shutting down and cut the command off. */
   unavailable: { status: 503, exit: 9 },
+  /**
+   * The data folder's file system is full: the database (SQLITE_FULL) or a file of the server
+   * could not be written. The floor of SPEC §7 should keep this from happening.
+   */
+  disk_full: { status: 507, exit: 9 },
   /** Anything unexpected. The message shown is always just "internal error". */
   internal: { status: 500, exit: 9 },
   /**
@@ -141,6 +146,13 @@ interface PublicFailure {
 export function publicFailure(err: unknown): PublicFailure {
   if (err instanceof ExectlError && err.code !== 'internal') {
     return { error: err, detail: err.logDetail };
+  }
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC') {
+    const error = new ExectlError('disk_full', "the server's disk is full", {
+      hint: 'ask the operator to free space in its data folder, then run the command again',
+    });
+    return { error, detail: err instanceof Error ? (err.stack ?? err.message) : String(err) };
   }
   const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
   return { error: new ExectlError('internal', 'internal error'), detail };

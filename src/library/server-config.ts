@@ -9,6 +9,8 @@ import {
   type ServiceConfig,
 } from '../service/config.js';
 import type { FaultTable } from '../service/dispatch/faults.js';
+import type { VmCeilings } from '../service/rules/ceilings.js';
+import { MIN_DISK, MIN_MEMORY, parseCpus, parseSize } from '../service/rules/limit-values.js';
 import { parseRateLimit } from '../service/rules/rate-limit.js';
 
 /** What `startServer` takes; every field is optional. */
@@ -53,6 +55,12 @@ export interface StartServerOptions {
    * this host's own addresses, such as a stub API your test starts on 127.0.0.1. Default false.
    */
   allowPrivateTargets?: boolean;
+  /** Most memory a VM may get, as `resize` takes sizes (`8G`). Default: the host's memory. */
+  maxVmMemory?: string;
+  /** Most CPUs a VM may get (`4`, `0.5`). Default: the host's CPU count. */
+  maxVmCpus?: string;
+  /** Largest VM disk (`50G`). Default: the size of the data folder's file system. */
+  maxVmDisk?: string;
 }
 
 /** The service configuration for `options` on `dataDir`, with `faults` wired in. */
@@ -78,7 +86,28 @@ export function serviceConfigFor(
     log: options.log ?? (() => {}),
     commandDeadlineMs: options.commandDeadlineMs ?? DEFAULTS.commandDeadlineMs,
     allowPrivateTargets: options.allowPrivateTargets === true,
+    vmCeilings: ceilingsOf(options),
     faults,
+  };
+}
+
+function ceilingsOf(options: StartServerOptions): Partial<VmCeilings> {
+  const size = (option: string, text: string, min: number) => {
+    const bytes = parseSize(text);
+    if (bytes === null || bytes < min) {
+      throw invalid(option, `expected a size such as 8G, at least ${min / 2 ** 20}M`);
+    }
+    return bytes;
+  };
+  const { maxVmMemory, maxVmCpus, maxVmDisk } = options;
+  const cpus = maxVmCpus === undefined ? undefined : parseCpus(maxVmCpus);
+  if (cpus === null) throw invalid('maxVmCpus', 'expected a number of CPUs such as 4 or 0.5');
+  return {
+    ...(maxVmMemory === undefined
+      ? {}
+      : { memoryBytes: size('maxVmMemory', maxVmMemory, MIN_MEMORY) }),
+    ...(cpus === undefined ? {} : { cpus }),
+    ...(maxVmDisk === undefined ? {} : { diskBytes: size('maxVmDisk', maxVmDisk, MIN_DISK) }),
   };
 }
 

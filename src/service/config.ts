@@ -1,4 +1,5 @@
 import type { FaultTable } from './dispatch/faults.js';
+import type { VmCeilings } from './rules/ceilings.js';
 import type { RateLimit } from './rules/rate-limit.js';
 
 /** A host and port to listen on. Port 0 asks the OS for a free port (tests use it). */
@@ -39,6 +40,16 @@ export interface ServiceConfig {
    * unspecified and the host's own addresses (SPEC §6). Absent or false, they may not.
    */
   allowPrivateTargets?: boolean;
+  /**
+   * The free space the data folder keeps (SPEC §7); absent: disk-budget.ts's `diskFloor` of its
+   * file system. Tests on a small file system set it.
+   */
+  diskFloorBytes?: number;
+  /**
+   * The operator's ceilings on VM limits (`--max-vm-cpus`, `--max-vm-memory`, `--max-vm-disk`);
+   * each one absent is the host's size (rules/ceilings.ts).
+   */
+  vmCeilings?: Partial<VmCeilings>;
   /**
    * Failures to inject into `/exec` requests (SPEC §10). Only the library's startServer sets
    * it, never a flag or a request: absent, no request can meet a fault.

@@ -30,6 +30,8 @@ export {
   type ServiceConfig,
 } from './config.js';
 export { parseRateLimit, type RateLimit } from './rules/rate-limit.js';
+export type { VmCeilings } from './rules/ceilings.js';
+export { MIN_DISK, MIN_MEMORY, parseCpus, parseSize } from './rules/limit-values.js';
 export { checkEmail, quote } from './rules/validate.js';
 export {
   DATABASE_FILE,

@@ -98,6 +98,8 @@ export interface VmStateData {
     cpu_seconds: number | null;
   };
   setup: { status: string; last_line: string | null };
+  /** Present only while the VM's disk writes are held back (the server's disk is short). */
+  disk_note?: string;
 }
 
 /** `stat` and `resize`: one `name: value` line each, sizes in MiB. */
@@ -113,6 +115,7 @@ export const vmStateView = view<VmStateData>((data) => {
     `memory:  ${mib(data.usage.memory_bytes)} of ${mib(data.limits.memory_bytes)}`,
     `pids:    ${show(data.usage.pids)} of ${show(data.limits.pids)}`,
     `disk:    ${mib(data.usage.disk_bytes)} of ${mib(data.limits.disk_bytes)}`,
+    ...(data.disk_note === undefined ? [] : [`         ${data.disk_note}`]),
     '',
   ].join('\n');
 });

@@ -66,6 +66,21 @@ describe('bad values: exit 2, one line, nothing started', () => {
     ],
     [['--owner', 'nobody'], {}, '--owner: invalid email "nobody" — e.g. --owner you@example.com'],
     [
+      ['--max-vm-memory', '100X'],
+      {},
+      '--max-vm-memory: invalid size "100X" — a size such as 8G or 512M, at least 32M',
+    ],
+    [
+      [],
+      { EXECTL_MAX_VM_DISK: '1M' },
+      'EXECTL_MAX_VM_DISK: invalid size "1M" — a size such as 8G or 512M, at least 64M',
+    ],
+    [
+      ['--max-vm-cpus', 'all'],
+      {},
+      '--max-vm-cpus: invalid number of CPUs "all" — a number such as 4 or 0.5',
+    ],
+    [
       ['--tls-cert', 'cert.pem'],
       {},
       '--tls-cert needs --tls-key too — give both the certificate and its private key, or neither for plain HTTP',

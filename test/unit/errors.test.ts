@@ -45,3 +45,29 @@ test('exitCodeMeanings names each exit code 1-9 once, in order, with the catalog
   assert.ok(meanings.includes(`6 rate limited (${ERROR_CATALOGUE.rate_limited.status})`));
   assert.ok(meanings.every((m) => !m.includes('{status}')));
 });
+
+const FULL: readonly [string, Error & { code: string }][] = [
+  [
+    'SQLite (SQLITE_FULL)',
+    Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }),
+  ],
+  [
+    'a file write (ENOSPC)',
+    Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }),
+  ],
+];
+
+for (const [what, thrown] of FULL) {
+  test(`publicFailure shows a full disk from ${what} as disk_full (507), never "internal error"`, () => {
+    const failure = publicFailure(thrown);
+    assert.deepEqual(
+      [failure.error.code, failure.error.status, failure.error.exitCode, failure.error.message],
+      ['disk_full', 507, 9, "the server's disk is full"],
+    );
+    assert.equal(
+      failure.error.hint,
+      'ask the operator to free space in its data folder, then run the command again',
+    );
+    assert.match(failure.detail ?? '', new RegExp(thrown.message));
+  });
+}

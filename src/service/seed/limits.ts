@@ -1,6 +1,6 @@
 // A seed VM's `limits` (what `resize` sets, and `serve export` writes): each field in the units
 // the store keeps, checked against the bounds `resize` applies.
-import { MAX_CPUS, MIN_DISK, MIN_MEMORY } from '../commands/machine/resize.js';
+import { MAX_CPUS, MIN_DISK, MIN_MEMORY } from '../rules/limit-values.js';
 import type { VmLimitsRecord } from '../store/index.js';
 import type { JsonAt } from './json-at.js';
 

@@ -22,6 +22,7 @@ import type { MachineInit } from './machine-init.js';
 import {
   bootMachine,
   createMachineDisk,
+  mountedDisk,
   machineState,
   removeMachineDisk,
   resizeStoppedDisk,
@@ -50,6 +51,7 @@ import {
   type VmStateListener,
 } from './types.js';
 import { startVmInit, type VmInit } from './vm-init.js';
+import type { MountedDisk } from './disk-watchdog.js';
 
 type RunningVm = VmInit & Partial<MachineInit>;
 
@@ -209,6 +211,20 @@ export class BwrapRuntime implements VmRuntime {
     const init = await this.running(vm);
     if (init.network === undefined) return { host: '127.0.0.1', port };
     return { socketPath: await init.network.relayTo(port) };
+  }
+
+  async mountedDisks(): Promise<MountedDisk[]> {
+    if (this.mode.kind !== 'machine') return [];
+    // A boot still under way is skipped (the next measure sees it): racing each pending init
+    // against one already settled takes only those already booted.
+    const settled = Promise.resolve(undefined);
+    const found = await Promise.all(
+      [...this.inits].map(async ([key, init]) => {
+        const booted = await Promise.race([init, settled]).catch(() => undefined);
+        return booted?.alive() === true ? mountedDisk(key, booted as MachineInit) : null;
+      }),
+    );
+    return found.filter((disk) => disk !== null);
   }
 
   /** True while the VM is frozen by `pause`. */

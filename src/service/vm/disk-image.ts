@@ -92,6 +92,14 @@ export async function imageSize(diskDir: string): Promise<number> {
   return (await stat(join(diskDir, IMAGE_NAME))).size;
 }
 
+/** What the VM's image takes on the host (its allocated blocks; 0 without an image). */
+export async function imageFootprint(diskDir: string): Promise<number> {
+  return stat(join(diskDir, IMAGE_NAME)).then(
+    (s) => s.blocks * 512,
+    () => 0,
+  );
+}
+
 /** Size and use of a mounted image, read through `mountPath` (e.g. via /proc/<pid>/root). */
 export async function imageUsage(mountPath: string): Promise<{ size: number; used: number }> {
   const fs = await statfs(mountPath);

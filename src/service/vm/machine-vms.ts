@@ -4,7 +4,9 @@ import { chmod, mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { VmCgroup } from './cgroups.js';
 import { createDisk } from './disk.js';
+import type { MountedDisk } from './disk-watchdog.js';
 import {
+  IMAGE_NAME,
   createImage,
   hasImage,
   imageSize,
@@ -115,6 +117,11 @@ export async function resizeStoppedDisk(
 // The image's mount, as seen through the launcher's own mount namespace.
 function diskPath(init: MachineInit): string {
   return `/proc/${init.launcherPid}/root${init.mountPoint}`;
+}
+
+/** The running VM's disk as the disk watchdog measures it (`diskDir`: resolved). */
+export function mountedDisk(diskDir: string, init: MachineInit): MountedDisk {
+  return { key: diskDir, mountPath: diskPath(init), image: join(diskDir, IMAGE_NAME) };
 }
 
 // The runtime folder must be reachable by the VMs' ids (0711) and the relay id's folders.

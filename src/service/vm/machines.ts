@@ -4,10 +4,13 @@ import { join, resolve } from 'node:path';
 import { commandFailed } from '../../errors.js';
 import type { ServiceDeps, VmExecOptions, VmMachines } from '../deps.js';
 import { reflectionUrlOf } from '../reflection/urls.js';
+import { checkCeilings, fitCeilings, resolveCeilings } from '../rules/ceilings.js';
 import type { VmRecord } from '../store/index.js';
 import { createRuntime } from './create-runtime.js';
 import { detectRuntime } from './detect.js';
 import { makeRunFolder, removeRunFolder } from './run-folder.js';
+import { imageFootprint } from './disk-image.js';
+import { DiskWatchdog } from './disk-watchdog.js';
 import { SetupJobs } from './setup-jobs.js';
 import { bootRunningVms, failInterruptedCreations } from './start-up.js';
 import type { DetectedRuntime, ExecOptions, ExecResult, VmSpec } from './types.js';
@@ -90,6 +93,24 @@ export async function startVmMachines({
       config.log(`vm ${id}: could not store that it is ${state}: ${String(err)}`, 'error');
     }
   });
+  // SPEC §7: the data folder's free space stays above a floor; VMs' writes are capped first.
+  const watchdog = new DiskWatchdog(
+    config.dataDir,
+    () => runtime.mountedDisks(),
+    (line) => config.log(line, 'warn'),
+    config.diskFloorBytes,
+  );
+  // A VM that just booted is capped at once, not at the next measure.
+  runtime.onStateChange((_, state) => void (state === 'running' && watchdog.measure()));
+  const ceilings = resolveCeilings(config.vmCeilings ?? {}, config.dataDir);
+  // A new VM (new, seed) gets the default limits within the ceilings, stored before its disk
+  // and cgroup are made with them; a seed's own limit above a ceiling is refused.
+  const withinCeilings = (vm: VmRecord): VmRecord => {
+    const fitted = fitCeilings(vm.limits, ceilings);
+    return JSON.stringify(fitted) === JSON.stringify(vm.limits)
+      ? vm
+      : store.setLimits(vm.id, fitted);
+  };
   const jobs = new SetupJobs(store, runtime.setupLog, config.setupDeadlineMs);
   const stopping = new AbortController();
   let booting: Promise<void> = Promise.resolve();
@@ -107,13 +128,17 @@ export async function startVmMachines({
   return {
     runtime: detected,
     socketFor: (name) => (detected.mode.kind === 'machine' ? socketOf(name) : null),
-    async create(vm, signal) {
+    async create(given, signal) {
+      const vm = withinCeilings(given);
+      await watchdog.assertRoom('create a VM');
       await runtime.create(spec(vm), { setupScript: vm.setupScript, env: reflection(vm), signal });
       bootInBackground(vm);
       const ran = vm.setupScript !== null && vm.setupScript !== '';
       store.setSetup(vm.id, { status: ran ? 'done' : 'none', lastLine: null }, 'running');
     },
-    async createInBackground(vm, signal, waitUntil) {
+    async createInBackground(given, signal, waitUntil) {
+      const vm = withinCeilings(given);
+      await watchdog.assertRoom('create a VM');
       await runtime.create(spec(vm), { signal });
       if (vm.setupScript === null || vm.setupScript === '') {
         bootInBackground(vm);
@@ -124,6 +149,8 @@ export async function startVmMachines({
       return jobs.start(vm, exec, waitUntil - Date.now());
     },
     async copy(from, to) {
+      const need = await imageFootprint(spec(from).diskDir);
+      await watchdog.assertRoom(`copy vm "${from.name}"`, need);
       await runtime.copy(spec(from), spec(to));
       bootInBackground(to);
     },
@@ -146,8 +173,16 @@ export async function startVmMachines({
       exited.catch(() => {});
       return { resize: () => {}, exited };
     },
-    stat: (vm) => runtime.stat(spec(vm)),
+    async stat(vm) {
+      const state = await runtime.stat(spec(vm));
+      const note = watchdog.note(resolve(spec(vm).diskDir));
+      return note === null ? state : { ...state, diskNote: note };
+    },
     async resize(vm, limits) {
+      checkCeilings(limits, vm.limits, ceilings);
+      if (limits.diskBytes > vm.limits.diskBytes) {
+        await watchdog.assertRoom(`grow the disk of vm "${vm.name}"`);
+      }
       await runtime.resize({ ...spec(vm), limits });
       store.setLimits(vm.id, limits);
     },
@@ -163,6 +198,7 @@ export async function startVmMachines({
     },
     async shutdown() {
       stopping.abort();
+      await watchdog.stop();
       await jobs.stopAll('the server stopped during the setup script');
       await runtime.shutdown();
       await booting;

@@ -5,6 +5,7 @@
 // session leader, and the sessions that still have members are remembered; and a process
 // whose working folder is inside the VM's folder belongs to the VM (this catches background
 // processes that left their session with `setsid`, unless they also left the folder).
+import type { MountedDisk } from './disk-watchdog.js';
 import { userInfo } from 'node:os';
 import { resolve, sep } from 'node:path';
 import { commandEnv } from './command-env.js';
@@ -126,6 +127,11 @@ export class ProcessRuntime implements VmRuntime {
 
   async portTarget(_vm: VmSpec, port: number): Promise<VmPortTarget> {
     return { host: '127.0.0.1', port };
+  }
+
+  // Its disks are folders of the data folder itself: no image to cap (admission only).
+  async mountedDisks(): Promise<MountedDisk[]> {
+    return [];
   }
 
   // Keeps the sessions that still have a process group (a cheap probe), so the set stays as

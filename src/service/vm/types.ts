@@ -1,4 +1,5 @@
 import type { VmLimits, VmUsage } from './cgroups.js';
+import type { MountedDisk } from './disk-watchdog.js';
 import type { SandboxMode } from './sandbox-identity.js';
 import { DEFAULT_VM_LIMITS } from '../store/vm-records.js';
 
@@ -55,6 +56,8 @@ export interface VmState {
   /** The limits in force; a limit this host cannot enforce is null. */
   limits: VmLimits;
   usage: VmUsage;
+  /** Why the VM's disk writes are held back (the server's disk is short of space), if they are. */
+  diskNote?: string;
 }
 
 /** Where the VM proxy connects to reach a port of a VM. */
@@ -208,4 +211,6 @@ export interface VmRuntime {
   pause(vm: VmSpec, frozen: boolean): Promise<void>;
   /** How the proxy reaches `port` of the VM, booting it when needed. */
   portTarget(vm: VmSpec, port: number): Promise<VmPortTarget>;
+  /** The disk images mounted now (machine VMs that run), for the disk watchdog; never waits. */
+  mountedDisks(): Promise<MountedDisk[]>;
 }

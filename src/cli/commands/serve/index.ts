@@ -61,6 +61,9 @@ export const command: CliCommand = {
       )
       .option('--rate-limit <n/dur>', 'requests per key: N/DURATION, or 0 for none (60/60s)')
       .option('--seed <file>', 'JSON of accounts, keys, VMs, integrations applied at start')
+      .option('--max-vm-memory <size>', "most memory a VM may get (the host's)")
+      .option('--max-vm-cpus <n>', "most CPUs a VM may get (the host's)")
+      .option('--max-vm-disk <size>', "largest VM disk (the data folder's file system)")
       .addOption(
         withValues(
           new Option('--log-level <level>', 'debug, info, warn or error (info)'),

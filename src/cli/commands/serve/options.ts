@@ -10,6 +10,11 @@ import {
   checkEmail,
   parseRateLimit,
   type RateLimit,
+  type VmCeilings,
+  MIN_DISK,
+  MIN_MEMORY,
+  parseCpus,
+  parseSize,
 } from '../../../service/index.js';
 import { homeDir } from '../../settings.js';
 import { LOG_LEVELS, RUNTIMES } from './choices.js';
@@ -31,6 +36,9 @@ export interface ServeFlags {
   seed?: string;
   logLevel?: string;
   allowPrivateTargets?: boolean;
+  maxVmMemory?: string;
+  maxVmCpus?: string;
+  maxVmDisk?: string;
 }
 
 /** Where the data lives: a folder kept across runs, or a temporary one removed at exit. */
@@ -52,6 +60,8 @@ export interface ServeSettings {
   logLevel: LogLevel;
   /** Integrations may forward to loopback, link-local and the host's own addresses. */
   allowPrivateTargets: boolean;
+  /** The ceilings given; each one absent is the host's size (the service finds it). */
+  vmCeilings: Partial<VmCeilings>;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -102,6 +112,11 @@ export function resolveServeSettings(flags: ServeFlags, env: Env): ServeSettings
     allowPrivateTargets:
       flags.allowPrivateTargets === true ||
       envFlag('EXECTL_ALLOW_PRIVATE_TARGETS', env.EXECTL_ALLOW_PRIVATE_TARGETS),
+    vmCeilings: ceilings(
+      pick('max-vm-memory', flags.maxVmMemory),
+      pick('max-vm-cpus', flags.maxVmCpus),
+      pick('max-vm-disk', flags.maxVmDisk),
+    ),
   };
 }
 
@@ -195,6 +210,37 @@ function rateLimit(source: Sourced<string>): RateLimit | null {
     });
   }
   return parsed;
+}
+
+// `--max-vm-memory 8G --max-vm-cpus 4 --max-vm-disk 50G`: sizes as `resize` takes them.
+function ceilings(
+  memory: Sourced<string> | undefined,
+  cpus: Sourced<string> | undefined,
+  disk: Sourced<string> | undefined,
+): Partial<VmCeilings> {
+  const size = (source: Sourced<string>, min: number): number => {
+    const bytes = parseSize(source.value);
+    if (bytes === null || bytes < min) {
+      throw usage(`${source.from}: invalid size "${source.value}"`, {
+        hint: `a size such as 8G or 512M, at least ${min / 2 ** 20}M`,
+      });
+    }
+    return bytes;
+  };
+  const cpuCount = (source: Sourced<string>): number => {
+    const parsed = parseCpus(source.value);
+    if (parsed === null) {
+      throw usage(`${source.from}: invalid number of CPUs "${source.value}"`, {
+        hint: 'a number such as 4 or 0.5',
+      });
+    }
+    return parsed;
+  };
+  return {
+    ...(memory === undefined ? {} : { memoryBytes: size(memory, MIN_MEMORY) }),
+    ...(cpus === undefined ? {} : { cpus: cpuCount(cpus) }),
+    ...(disk === undefined ? {} : { diskBytes: size(disk, MIN_DISK) }),
+  };
 }
 
 function domain(source: Sourced<string>): string {

@@ -160,6 +160,7 @@ export function serviceConfig(
     },
     commandDeadlineMs: DEFAULTS.commandDeadlineMs,
     allowPrivateTargets: settings.allowPrivateTargets,
+    vmCeilings: settings.vmCeilings,
   };
 }
 

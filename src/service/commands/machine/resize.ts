@@ -2,24 +2,13 @@ import { commandFailed } from '../../../errors.js';
 import { json, type ServiceCommand } from '../shared/command.js';
 import { quote } from '../../rules/validate.js';
 import { findOwnVm } from '../shared/vm-access.js';
+import { MIN_DISK, MIN_MEMORY, parseCpus, parseSize } from '../../rules/limit-values.js';
 import { vmStateData } from './vm-state-view.js';
 
-const UNITS: Record<string, number> = { '': 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30, T: 2 ** 40 };
-const SIZE = /^([1-9]\d{0,15})([KMGT]?)i?B?$/i;
-// Below these a VM cannot do its own work (an ext4 journal alone takes 4 MiB).
-export const MIN_MEMORY = 32 * 2 ** 20;
-export const MIN_DISK = 64 * 2 ** 20;
-export const MAX_CPUS = 1024;
-
-/**
- * A size as `resize` takes it: a whole number with an optional unit K, M, G or T (powers of
- * 1024; `512M`, `4G`, `4GiB`), at least `min` bytes.
- * @throws 422 naming the flag and the value.
- */
-function parseSize(flag: string, text: string, min: number): number {
-  const match = SIZE.exec(text.trim());
-  const bytes = match === null ? NaN : Number(match[1]) * UNITS[match[2]!.toUpperCase()]!;
-  if (!Number.isSafeInteger(bytes)) {
+/** A size of `--flag`, at least `min` bytes. @throws 422 naming the flag and the value. */
+function sizeOf(flag: string, text: string, min: number): number {
+  const bytes = parseSize(text);
+  if (bytes === null) {
     throw commandFailed(`invalid --${flag} ${quote(text)}: expected a size such as 512M or 4G`);
   }
   if (bytes < min) {
@@ -28,9 +17,9 @@ function parseSize(flag: string, text: string, min: number): number {
   return bytes;
 }
 
-function parseCpus(text: string): number {
-  const cpus = /^\d+(\.\d{1,2})?$/.test(text.trim()) ? Number(text) : NaN;
-  if (!(cpus >= 0.01 && cpus <= MAX_CPUS)) {
+function cpusOf(text: string): number {
+  const cpus = parseCpus(text);
+  if (cpus === null) {
     throw commandFailed(`invalid --cpu ${quote(text)}: expected a number of CPUs such as 1 or 0.5`);
   }
   return cpus;
@@ -60,9 +49,9 @@ export const resizeCommand: ServiceCommand = {
     const [cpu, memory, disk] = [flags.string('cpu'), flags.string('memory'), flags.string('disk')];
     const limits = {
       ...vm.limits,
-      ...(cpu === undefined ? {} : { cpus: parseCpus(cpu) }),
-      ...(memory === undefined ? {} : { memoryBytes: parseSize('memory', memory, MIN_MEMORY) }),
-      ...(disk === undefined ? {} : { diskBytes: parseSize('disk', disk, MIN_DISK) }),
+      ...(cpu === undefined ? {} : { cpus: cpusOf(cpu) }),
+      ...(memory === undefined ? {} : { memoryBytes: sizeOf('memory', memory, MIN_MEMORY) }),
+      ...(disk === undefined ? {} : { diskBytes: sizeOf('disk', disk, MIN_DISK) }),
     };
     await ctx.deps.machines.resize(vm, limits);
     const resized = ctx.deps.store.getVm(vm.id) ?? vm;

@@ -34,5 +34,6 @@ export function vmStateData(vm: VmRecord, state: VmState): VmStateData {
       cpu_seconds: usage.cpuSeconds === null ? null : Math.round(usage.cpuSeconds * 1000) / 1000,
     },
     setup: { status: vm.setup.status, last_line: vm.setup.lastLine },
+    ...(state.diskNote === undefined ? {} : { disk_note: state.diskNote }),
   };
 }
