@@ -47,7 +47,10 @@ export function startRepl(
     historyBytes: HISTORY_BYTES,
   });
   const decoder = new KeyDecoder();
-  /** Keys read and not handled yet, from `next` on: at most what one read of input held. */
+  /**
+   * Keys read and not handled yet, from `next` on: at most one read of input (the channel is
+   * paused until they are handled), after the type-ahead when a command ended.
+   */
   let keys: Key[] = [];
   let next = 0;
   let typeAhead: Key[] = [];

@@ -16,8 +16,11 @@ const MB = 1024 * 1024;
 async function withService(body: (svc: TestService) => Promise<void>): Promise<void> {
   const svc = await startTestService({ sshListen: { host: '127.0.0.1', port: 0 } });
   try {
-    // Also loads fetch itself, whose first call is slow: its time is not the server's.
+    // The first fetch, and the first run of a command here, load code (fetch's, and the test
+    // loader compiles TypeScript on the fly): that time is not the flood's. Warm both up.
     assert.equal((await fetch(`${svc.url}/healthz`)).status, 200);
+    assert.equal((await run('ssh', sshArgs(svc, [], 'whoami --json'))).code, 0);
+    assert.equal((await run('ssh', sshArgs(svc, [], 'whoami surplus'))).code, 1);
     await body(svc);
   } finally {
     await svc.stop();
@@ -51,12 +54,24 @@ test('repl: Up/Down over two 60 KB history lines, never read: input waits for th
     let screen = '';
     const collect = (chunk: Buffer) => (screen += chunk.toString('latin1'));
     client.stdout!.on('data', collect);
-    for (let i = 0; i < 300 && !screen.includes('exectl> '); i++) await sleep(50);
-    assert.ok(screen.includes('exectl> '), `no prompt: ${JSON.stringify(screen)}`);
+    const waitForScreen = async (text: string, times: number) => {
+      const seen = () => screen.split(text).length - 1 >= times;
+      for (let i = 0; i < 300 && !seen(); i++) await sleep(50);
+      assert.ok(
+        seen(),
+        `no ${JSON.stringify(text)} x${times}: ${JSON.stringify(screen.slice(-500))}`,
+      );
+    };
+    await waitForScreen('exectl> ', 1);
+    // Two long lines into the history, each run (and refused) before the flood begins.
+    client.stdin!.write(`whoami ${'a'.repeat(60_000)}\r`);
+    await waitForScreen('exectl> ', 2);
+    client.stdin!.write(`whoami ${'b'.repeat(60_000)}\r`);
+    await waitForScreen('exectl> ', 3);
     // From now on nobody reads what the server sends.
     client.stdout!.off('data', collect);
     client.stdout!.pause();
-    client.stdin!.write(`whoami ${'a'.repeat(60_000)}\rwhoami ${'b'.repeat(60_000)}\r\x1b[A`);
+    client.stdin!.write('\x1b[A');
 
     let tooBig = false;
     const watch = watchService(svc.url, RSS_LIMIT_MB, () => (tooBig = true));

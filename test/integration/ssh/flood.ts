@@ -23,11 +23,11 @@ export interface Watched {
  * the machine's memory (the tests share it).
  */
 export function watchService(url: string, rssLimitMb: number, tooBig: () => void) {
-  const baseline = process.memoryUsage().rss;
+  const baseline = process.memoryUsage.rss();
   const watched: Watched = { healthMs: [], peakRssGrowthMb: 0 };
   let stopped = false;
   const sampleRss = () => {
-    const growth = (process.memoryUsage().rss - baseline) / MB;
+    const growth = (process.memoryUsage.rss() - baseline) / MB;
     watched.peakRssGrowthMb = Math.max(watched.peakRssGrowthMb, growth);
     if (growth > rssLimitMb) tooBig();
   };
