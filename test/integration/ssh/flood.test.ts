@@ -119,3 +119,28 @@ test('ssh -T: 10 MB of newlines, while another client runs whoami', async (t) =>
     await assertServerFine(t, svc, watched);
   });
 });
+
+test('ssh -T: commands whose output nobody reads stop running until it is read', async (t) => {
+  await withService(async (svc) => {
+    const client = spawnSsh(sshArgs(svc, ['-T']));
+    client.stdout!.pause();
+    client.stderr!.pause();
+    const helps = () => svc.logs.filter((line) => / cmd="help" status=200 /.test(line)).length;
+    // Each 9-byte line answers 7 KB; the flood goes on until the server takes no more input.
+    let progress = { written: 0, at: Date.now() };
+    const deadline = Date.now() + 30_000;
+    await flood(client, Buffer.from('help all\n'.repeat(100)), (written) => {
+      if (written !== progress.written) progress = { written, at: Date.now() };
+      return Date.now() - progress.at > 1000 || Date.now() > deadline;
+    });
+    const stalled = helps();
+    // Nothing reads, so nothing more may run: give the server time to show it would.
+    for (let i = 0; i < 20 && helps() === stalled; i++) await sleep(100);
+    const later = helps();
+    await killed(client);
+    t.diagnostic(`${stalled} commands ran before the input stopped, ${later - stalled} after`);
+    assert.ok(Date.now() < deadline, 'the server never stopped taking input');
+    assert.equal(later, stalled, 'commands went on running while nobody read their output');
+    assert.ok(stalled < 2_000, `${stalled} answers of 7 KB were queued`);
+  });
+});
