@@ -9,14 +9,14 @@ import { serveSessions } from './session.js';
 
 /** Attempts (queries and signatures) one connection may make before it is cut off. */
 const MAX_AUTH_ATTEMPTS = 10;
-/** A connection that has not authenticated by then is cut off, as sshd's LoginGraceTime. */
-const LOGIN_GRACE_MS = 60_000;
 
 /** What the front end hands every connection. */
 interface ConnectionContext {
   env: SshCommandEnvironment;
   shutdown: AbortSignal;
   track(work: Promise<unknown>): void;
+  /** Tells the listener the connection signed in (its login grace and caps, connection-limits). */
+  signedIn(): void;
 }
 
 /**
@@ -32,8 +32,6 @@ export function serveConnection(client: Connection, ctx: ConnectionContext): voi
   let attempts = 0;
   let offered = '-';
   let authenticated: string | undefined;
-  const grace = setTimeout(() => client.end(), LOGIN_GRACE_MS);
-  grace.unref();
 
   client.on('authentication', (auth: AuthContext) => {
     if (auth.method !== 'publickey') return auth.reject(['publickey']);
@@ -58,7 +56,7 @@ export function serveConnection(client: Connection, ctx: ConnectionContext): voi
   });
 
   client.on('ready', () => {
-    clearTimeout(grace);
+    ctx.signedIn();
     const fingerprint = authenticated!;
     let email: string;
     try {
@@ -75,7 +73,6 @@ export function serveConnection(client: Connection, ctx: ConnectionContext): voi
   client.on('error', () => {});
 
   client.on('close', () => {
-    clearTimeout(grace);
     if (authenticated !== undefined || attempts === 0) return;
     logRequest(ctx.env.log, {
       requestId: newRequestId(),

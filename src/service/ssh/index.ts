@@ -7,6 +7,11 @@ import type { ServiceDeps } from '../deps.js';
 import type { CommandRegistry } from '../dispatch/registry.js';
 import type { RateLimiter } from '../rules/rate-limit.js';
 import { serveConnection } from './connection.js';
+import {
+  ConnectionGate,
+  DEFAULT_CONNECTION_LIMITS,
+  type ConnectionLimits,
+} from './connection-limits.js';
 import { loadOrCreateHostKey } from './host-key.js';
 import { Cancellation } from './run-line.js';
 
@@ -20,6 +25,8 @@ interface SshFrontEndOptions {
   /** Shared with the HTTP front end: one bucket per key whichever way it calls. */
   rateLimiter: RateLimiter | null;
   log: LogSink;
+  /** Connection caps and the login grace; {@link DEFAULT_CONNECTION_LIMITS} unless given. */
+  limits?: Partial<ConnectionLimits>;
 }
 
 export interface SshFrontEnd {
@@ -49,6 +56,10 @@ export async function startSshFrontEnd(options: SshFrontEndOptions): Promise<Ssh
   let everyoneGone!: () => void;
   const allDisconnected = new Promise<void>((resolve) => (everyoneGone = resolve));
   const sockets = new Set<Socket>();
+  const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };
+  const gate = new ConnectionGate(limits);
+  /** What tells a connection's admission it signed in, by the client's `address port`. */
+  const onSignIn = new Map<string, () => void>();
   const env = {
     deps: options.deps,
     registry: options.registry,
@@ -60,18 +71,38 @@ export async function startSshFrontEnd(options: SshFrontEndOptions): Promise<Ssh
     running.add(settled);
   };
 
-  const ssh = new ssh2.Server({ hostKeys: [hostKey.privateKey], ident: 'exectl' }, (client) => {
-    connections.add(client);
-    client.on('close', () => {
-      connections.delete(client);
-      if (connections.size === 0 && shutdown.signal.aborted) everyoneGone();
-    });
-    serveConnection(client, { env, shutdown: shutdown.signal, track });
-  });
-  // ssh2 speaks SSH over sockets it is handed; owning the listener lets close() cut them.
+  const ssh = new ssh2.Server(
+    { hostKeys: [hostKey.privateKey], ident: 'exectl' },
+    (client, info) => {
+      connections.add(client);
+      client.on('close', () => {
+        connections.delete(client);
+        if (connections.size === 0 && shutdown.signal.aborted) everyoneGone();
+      });
+      const signedIn = onSignIn.get(peerKey(info.ip, info.port)) ?? (() => {});
+      serveConnection(client, { env, shutdown: shutdown.signal, track, signedIn });
+    },
+  );
+  // ssh2 speaks SSH over sockets it is handed; owning the listener lets close() cut them, and
+  // lets the limits count connections from their first byte (ssh2 tells of a client only once
+  // it sent its version line, which an idle one never does).
   const tcp = createServer((socket) => {
+    const address = socket.remoteAddress;
+    const admission = address === undefined ? undefined : gate.admit(address);
+    if (admission === undefined) return void socket.destroy();
+    const key = peerKey(address!, socket.remotePort!);
+    const grace = setTimeout(() => socket.destroy(), limits.loginGraceMs).unref();
+    onSignIn.set(key, () => {
+      clearTimeout(grace);
+      admission.authenticated();
+    });
     sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+    socket.once('close', () => {
+      clearTimeout(grace);
+      onSignIn.delete(key);
+      admission.release();
+      sockets.delete(socket);
+    });
     ssh.injectSocket(socket);
   });
   await listen(tcp, options.listen);
@@ -96,6 +127,11 @@ export async function startSshFrontEnd(options: SshFrontEndOptions): Promise<Ssh
     hostKeyFingerprint: hostKey.fingerprint,
     close: () => (closing ??= close()),
   };
+}
+
+/** A client connection's address and port: what both the socket and ssh2 know it by. */
+function peerKey(address: string, port: number): string {
+  return `${address} ${port}`;
 }
 
 function listen(tcp: ReturnType<typeof createServer>, at: ListenAddress): Promise<void> {

@@ -18,6 +18,8 @@ interface LineEditorOptions {
   maxLineBytes: number;
   /** Entries kept for Up/Down. */
   historySize: number;
+  /** Their total size in UTF-8 bytes: the oldest go first past it. */
+  historyBytes: number;
 }
 
 const BELL = '\x07';
@@ -32,12 +34,17 @@ const CLEAR_TO_END = '\x1b[K';
  * finishes the line and records it in the history (not blank lines, not a repeat of the last).
  *
  * The edited line is assumed to fit on one terminal row and each character to take one
- * column: edits redraw the row from its start.
+ * column: edits redraw the row from its start. A key costs time in proportion to the echo it
+ * makes, never to the line's length alone: typing at the end of a long line echoes one
+ * character and does not measure the line again.
  */
 export class LineEditor {
   readonly #options: LineEditorOptions;
   readonly #history: string[] = [];
+  #historyBytes = 0;
   #chars: string[] = [];
+  /** The UTF-8 size of `#chars`, kept as it changes. */
+  #bytes = 0;
   #cursor = 0;
   /** Index into the history while browsing it; `history.length` means the draft. */
   #browsing = 0;
@@ -55,6 +62,7 @@ export class LineEditor {
   /** Starts a new, empty line and returns the prompt to print. */
   begin(): string {
     this.#chars = [];
+    this.#bytes = 0;
     this.#cursor = 0;
     this.#browsing = this.#history.length;
     this.#draft = [];
@@ -100,10 +108,15 @@ export class LineEditor {
   }
 
   #insert(typed: string[]): EditorUpdate {
-    const bytes = Buffer.byteLength(this.#chars.join('') + typed.join(''));
+    const text = typed.join('');
+    const bytes = this.#bytes + Buffer.byteLength(text);
     if (typed.length === 0 || bytes > this.#options.maxLineBytes) return { echo: BELL };
     const atEnd = this.#cursor === this.#chars.length;
-    this.#chars.splice(this.#cursor, 0, ...typed);
+    // Each way costs about what was typed (a copy of the line only when the paste is longer).
+    if (!atEnd) this.#chars.splice(this.#cursor, 0, ...typed);
+    else if (typed.length >= this.#chars.length) this.#chars = this.#chars.concat(typed);
+    else for (const c of typed) this.#chars.push(c);
+    this.#bytes = bytes;
     this.#cursor += typed.length;
     return { echo: atEnd ? typed.join('') : this.#redraw() };
   }
@@ -113,7 +126,13 @@ export class LineEditor {
     const last = this.#history[this.#history.length - 1];
     if (line.trim() !== '' && line !== last) {
       this.#history.push(line);
-      if (this.#history.length > this.#options.historySize) this.#history.shift();
+      this.#historyBytes += this.#bytes;
+      while (
+        this.#history.length > this.#options.historySize ||
+        this.#historyBytes > this.#options.historyBytes
+      ) {
+        this.#historyBytes -= Buffer.byteLength(this.#history.shift()!);
+      }
     }
     this.begin();
     return { echo: '\r\n', line };
@@ -123,13 +142,15 @@ export class LineEditor {
     if (this.#cursor === 0) return { echo: '' };
     const atEnd = this.#cursor === this.#chars.length;
     const [removed] = this.#chars.splice(this.#cursor - 1, 1);
+    this.#bytes -= Buffer.byteLength(removed!);
     this.#cursor -= 1;
     return { echo: atEnd && isAscii(removed) ? '\b \b' : this.#redraw() };
   }
 
   #deleteAt(index: number): EditorUpdate {
     if (index >= this.#chars.length) return { echo: '' };
-    this.#chars.splice(index, 1);
+    const [removed] = this.#chars.splice(index, 1);
+    this.#bytes -= Buffer.byteLength(removed!);
     return { echo: this.#redraw() };
   }
 
@@ -159,6 +180,7 @@ export class LineEditor {
 
   #replace(chars: string[], cursor: number): EditorUpdate {
     this.#chars = chars;
+    this.#bytes = Buffer.byteLength(chars.join(''));
     this.#cursor = cursor;
     return { echo: this.#redraw() };
   }

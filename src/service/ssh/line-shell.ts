@@ -6,21 +6,33 @@ import { isLeaveCommand } from './leave-command.js';
 import { Cancellation, runCommandLine } from './run-line.js';
 import type { Interruptible, SessionContext } from './session-context.js';
 
+/** Lines handled in one go before other connections get their turn (blank lines are cheap). */
+const LINES_PER_TURN = 1024;
+
 /**
  * A shell session without a pty (`echo ls | ssh host`, `ssh -T host`): like `sh` reading a
  * script, it runs each input line as a command, in order, with no prompt and no echo, and
  * ends at the end of the input, at `exit`/`quit` or when the server stops, with the status of
  * the last command run. A line longer than the command-line limit is cut just past the limit,
  * so that it fails with the limit's own error instead of being held in memory whole.
+ *
+ * Input is read one chunk at a time: the channel is paused until every line of the chunk was
+ * handled, so the client's window holds the rest. A line waits until the client took the
+ * output of the one before, and a run of lines yields to the event loop every
+ * {@link LINES_PER_TURN}: a flood of lines costs time in proportion to its size, and shares it.
  */
 export function startLineShell(channel: ServerChannel, ctx: SessionContext): Interruptible {
   const sink = channelSink(channel, false);
   const utf8 = new StringDecoder('utf8');
-  const lines: string[] = [];
+  /** Lines read and not handled yet, from `next` on. */
+  let lines: string[] = [];
+  let next = 0;
   let partial = '';
+  let partialBytes = 0;
   let skippingRestOfLine = false;
   let inputEnded = false;
   let running: AbortController | undefined;
+  let waiting = false;
   let lastExit = 0;
   let closed = false;
 
@@ -30,19 +42,31 @@ export function startLineShell(channel: ServerChannel, ctx: SessionContext): Int
     finishChannel(channel, lastExit);
   };
 
-  // A loop, not a call per line: a flood of blank lines must not grow the stack.
-  const next = (): void => {
-    while (running === undefined && !closed) {
-      const line = lines.shift();
-      if (line === undefined) {
+  const handleLines = (): void => {
+    let handled = 0;
+    while (running === undefined && !closed && !waiting) {
+      if (next === lines.length) {
+        lines = [];
+        next = 0;
         if (inputEnded) leave();
         else channel.resume();
         return;
       }
+      const behind = sink.flushed();
+      if (behind !== undefined) return waitFor(behind);
+      if (++handled > LINES_PER_TURN) return waitFor(new Promise((ok) => setImmediate(ok)));
+      const line = lines[next++]!;
       if (line.trim() === '') continue;
       if (isLeaveCommand(line)) return leave();
       run(line);
     }
+  };
+  const waitFor = (turn: Promise<unknown>): void => {
+    waiting = true;
+    void turn.then(() => {
+      waiting = false;
+      handleLines();
+    });
   };
 
   const run = (line: string): void => {
@@ -54,41 +78,42 @@ export function startLineShell(channel: ServerChannel, ctx: SessionContext): Int
         running = undefined;
         lastExit = exit;
         if (ctx.shutdown.aborted) return leave();
-        next();
+        handleLines();
       }),
     );
   };
 
+  const endLine = (text: string): void => {
+    lines.push(text.replace(/\r$/, ''));
+    partial = '';
+    partialBytes = 0;
+  };
   const take = (text: string): void => {
     const pieces = text.split('\n');
     const last = pieces.pop()!;
     for (const piece of pieces) {
-      if (!skippingRestOfLine) lines.push((partial + piece).replace(/\r$/, ''));
-      partial = '';
+      if (!skippingRestOfLine) endLine(partial + piece);
       skippingRestOfLine = false;
     }
     if (skippingRestOfLine) return;
     partial += last;
-    if (Buffer.byteLength(partial) > DEFAULTS.bodyLimit) {
-      lines.push(partial.slice(0, DEFAULTS.bodyLimit + 1));
-      partial = '';
+    partialBytes += Buffer.byteLength(last);
+    if (partialBytes > DEFAULTS.bodyLimit) {
+      endLine(partial.slice(0, DEFAULTS.bodyLimit + 1));
       skippingRestOfLine = true;
     }
   };
 
   channel.on('data', (chunk: Buffer) => {
     take(utf8.write(chunk));
-    // Lines wait while a command runs: read no more input (the client then waits) until they
-    // are all taken. What one chunk held is the most that ever waits.
     channel.pause();
-    next();
+    handleLines();
   });
   channel.on('end', () => {
     take(utf8.end());
-    if (partial !== '') lines.push(partial.replace(/\r$/, ''));
-    partial = '';
+    if (partial !== '') endLine(partial);
     inputEnded = true;
-    next();
+    handleLines();
   });
   // A running command reports the shutdown itself and then ends the session.
   const onShutdown = (): void => void (running === undefined && leave());

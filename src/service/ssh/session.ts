@@ -5,6 +5,11 @@ import { startRepl } from './repl.js';
 import type { Interruptible, SessionContext } from './session-context.js';
 import { ClientTerminal, type PtyRequest } from './shell-terminal.js';
 
+/**
+ * Sessions one connection may have open at once, as sshd's MaxSessions: each holds buffers
+ * (a window of input, a history), so a connection may not open them without end.
+ */
+const MAX_SESSIONS = 10;
 /** SSH `signal` requests (RFC 4254 §6.9) that cancel the running command. */
 const CANCELLING_SIGNALS = new Set(['INT', 'TERM', 'HUP', 'KILL', 'QUIT']);
 
@@ -14,11 +19,15 @@ const CANCELLING_SIGNALS = new Set(['INT', 'TERM', 'HUP', 'KILL', 'QUIT']);
  * A pty request is accepted (and only remembered: the front end emulates the terminal side,
  * or hands it to a VM shell, see {@link ClientTerminal}), as are window changes. Everything
  * else a session may ask for — environment variables, agent or X11 forwarding, subsystems
- * such as sftp — is refused, as are port forwardings.
+ * such as sftp — is refused, as are port forwardings, and sessions past {@link MAX_SESSIONS}.
  */
 export function serveSessions(client: Connection, ctx: SessionContext): void {
-  client.on('session', (accept) => {
+  let open = 0;
+  client.on('session', (accept, reject) => {
+    if (open >= MAX_SESSIONS) return reject();
+    open += 1;
     const session = accept();
+    session.once('close', () => (open -= 1));
     let pty: PtyRequest | undefined;
     let terminal: ClientTerminal | undefined;
     let running: Interruptible | undefined;

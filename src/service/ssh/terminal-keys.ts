@@ -105,14 +105,22 @@ export class KeyDecoder {
       } else if (CONTROL_KEYS[c] !== undefined) {
         push({ key: CONTROL_KEYS[c] });
         i += 1;
-      } else {
-        if (!isControl(c)) push({ text: c });
+      } else if (isControl(c)) {
         i += 1;
+      } else {
+        // A run of printable text at once: a paste of 64 KiB is one key, made in one step.
+        PRINTABLE_RUN.lastIndex = i;
+        const text = PRINTABLE_RUN.exec(input)![0];
+        push({ text });
+        i += text.length;
       }
     }
     return keys;
   }
 }
+
+/** Characters that are neither C0 nor C1 controls (the complement of {@link isControl}). */
+const PRINTABLE_RUN = /[^\x00-\x1f\x7f-\x9f]+/y;
 
 function isControl(c: string): boolean {
   const code = c.codePointAt(0)!;

@@ -7,6 +7,7 @@ import { listenHttp, type HttpListener } from '../../../src/service/http/http-se
 import { RateLimiter, type RateLimit } from '../../../src/service/rules/rate-limit.js';
 import { TokenAuthenticator } from '../../../src/service/http/token-auth.js';
 import { startSshFrontEnd, type SshFrontEnd } from '../../../src/service/ssh/index.js';
+import type { ConnectionLimits } from '../../../src/service/ssh/connection-limits.js';
 import { openStore, type Account, type Store } from '../../../src/service/store/index.js';
 import { parsePublicKey } from '../../../src/token/keys.js';
 import { generateKey, run, type GeneratedKey, type RunResult } from '../../helpers/keys.js';
@@ -23,6 +24,8 @@ export interface HarnessOptions {
   commandDeadlineMs?: number;
   /** Also serve the real /exec endpoint on the same deps and the same rate limiter. */
   http?: boolean;
+  /** Connection caps and login grace other than `exectl serve`'s. */
+  limits?: Partial<ConnectionLimits>;
 }
 
 export interface Closable {
@@ -122,6 +125,7 @@ export async function startSshHarness(options: HarnessOptions): Promise<SshHarne
       hostKeyPath,
       rateLimiter,
       log: config.log,
+      limits: options.limits,
     });
   let frontEnd = await start(0);
   deps.endpoints.ssh = frontEnd.address;

@@ -6,8 +6,8 @@ import type { EditKey, Key } from '../../../../src/service/ssh/terminal-keys.js'
 
 const P = 'exectl> ';
 
-function editor(maxLineBytes = 1000): LineEditor {
-  const e = new LineEditor({ prompt: P, maxLineBytes, historySize: 3 });
+function editor(maxLineBytes = 1000, historyBytes = 1000): LineEditor {
+  const e = new LineEditor({ prompt: P, maxLineBytes, historySize: 3, historyBytes });
   e.begin();
   return e;
 }
@@ -91,6 +91,40 @@ test('editor: typing past the byte limit rings the bell and keeps the line', () 
   const e = editor(4);
   assert.deepEqual(press(e, 'abc', 'é'), [{ echo: 'abc' }, { echo: '\x07' }]);
   assert.equal(enter(e, 'd'), 'abcd');
+});
+
+// The size is kept as the line changes, not measured again at each key: every edit must keep
+// it right, and the limit then holds for what the line has become.
+const LIMITS: [name: string, parts: string[], rings: boolean][] = [
+  ['full, after backspace', ['abcd', '<backspace>', 'é'], true],
+  ['room again after backspace of a 2-byte character', ['abé', '<backspace>', 'cd'], false],
+  ['room again after delete', ['abcd', '<home>', '<delete>', 'e'], false],
+  ['room again after Ctrl-U', ['abcd', '<kill-to-start>', 'abcd'], false],
+  ['room again after Ctrl-K', ['abcd', '<home>', '<kill-to-end>', 'abcd'], false],
+  ['room again after Ctrl-W', ['ab cd', '<delete-word>', 'cd'], false],
+  ['a recalled entry counts', ['<up>', 'x'], true],
+  ['back to the empty draft', ['<up>', '<down>', 'abcd'], false],
+];
+for (const [name, parts, rings] of LIMITS) {
+  test(`editor: the 4-byte limit, ${name}`, () => {
+    const e = editor(4);
+    enter(e, 'wxyz');
+    e.begin();
+    const last = press(e, ...parts).at(-1)!;
+    assert.equal(last.echo === '\x07', rings, JSON.stringify(last));
+  });
+}
+
+test('editor: history keeps the newest entries within its byte budget', () => {
+  const e = editor(1000, 10);
+  for (const line of ['aaaa', 'bbbb', 'cccc', 'éé']) {
+    e.begin();
+    enter(e, line);
+  }
+  assert.deepEqual(e.history, ['cccc', 'éé']);
+  e.begin();
+  enter(e, 'x'.repeat(11));
+  assert.deepEqual(e.history, [], 'a line over the budget is not kept');
 });
 
 test('editor: Up and Down walk the history and come back to the draft', () => {
