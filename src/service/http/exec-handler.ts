@@ -49,11 +49,7 @@ export function createExecHandler(options: ExecHandlerOptions) {
       }
       const caller = await heldBack(() =>
         withBearerChallenge(() =>
-          auth.authenticate(
-            bearerToken(req.headers.authorization),
-            namespace,
-            req.socket.remoteAddress,
-          ),
+          auth.authenticate(bearerToken(req.headers.authorization), namespace, req.socket),
         ),
       );
       entry.fingerprint = caller.principal.keyFingerprint;

@@ -6,7 +6,8 @@ import { effectiveCmds, type Permissions } from '../../token/permissions.js';
 import { checkTimeWindow, verifySvc0, type VerifiedToken } from '../../token/verify.js';
 import type { Principal } from '../dispatch/types.js';
 import type { Account, SshKeyRecord, Store } from '../store/index.js';
-import { RateLimiter, refuseUnless, type RateLimit } from '../rules/rate-limit.js';
+import { RateLimiter, rateLimited, type RateLimit } from '../rules/rate-limit.js';
+import { clientAddressKey } from './client-address.js';
 
 /** A request's caller once its token passed SPEC §1.5. */
 export interface TokenCaller {
@@ -46,6 +47,15 @@ export function refusedForFailures(err: unknown): boolean {
   return typeof err === 'object' && err !== null && failureRefusals.has(err);
 }
 
+/**
+ * The connection a request came on (an HTTP request's `req.socket`): its client address, which
+ * failed verifications are charged to, and the connection itself, which is remembered once it
+ * failed past its address's budget.
+ */
+export interface ClientConnection {
+  readonly remoteAddress?: string | undefined;
+}
+
 /** A failed signature check, remembered: its cause for the log, and until when it holds. */
 interface Failure {
   logDetail: string;
@@ -60,8 +70,12 @@ interface Failure {
  *
  * Against floods of bad tokens (SPEC §7): a signature check that failed against a registered
  * key is remembered for 60 s, so repeating a token costs no verification; and each client
- * address may fail only so often ({@link FAILURES_PER_ADDRESS}), after which it is refused
- * with 429 before any work, while other clients go on.
+ * address may fail only so often ({@link FAILURES_PER_ADDRESS}), after which its failures are
+ * answered 429 instead of 401. The address's bucket is charged and consulted only when a token
+ * FAILS: a token that verifies passes whatever others at its address did (its key's own bucket,
+ * SPEC §2, still applies). What a failure past the budget costs the failing client is its
+ * connection: that answer closes it, and the requests it already sent behind (pipelined) are
+ * refused on the bucket alone, without verification.
  */
 export class TokenAuthenticator {
   readonly #store: Store;
@@ -73,6 +87,8 @@ export class TokenAuthenticator {
   readonly #failed = new Map<string, Map<string, Failure>>();
   readonly #failedLimit: number;
   readonly #failuresByAddress: RateLimiter | null;
+  /** Connections that failed past their address's budget: refused without verification. */
+  readonly #refusedConnections = new WeakSet<ClientConnection>();
   readonly #keys = new Map<string, { text: string; key: PublicKey }>();
 
   /**
@@ -101,24 +117,29 @@ export class TokenAuthenticator {
 
   /**
    * Verifies `token` for `namespace` and returns the caller, or throws a 401 TokenError. With
-   * `clientAddress`, a failure counts against that address, and an address out of failures is
-   * refused at once with 429 `rate limit exceeded` (with `Retry-After`).
+   * `connection`, a failure counts against its client address, and one past the address's
+   * budget is answered 429 `rate limit exceeded` (with `Retry-After`, and `Connection: close`);
+   * that connection's later requests are then refused at once while the address's bucket is
+   * empty.
    */
-  authenticate(token: string, namespace: string, clientAddress?: string): TokenCaller {
-    const limiter = clientAddress === undefined ? null : this.#failuresByAddress;
-    if (limiter !== null) {
-      try {
-        refuseUnless(limiter.peek(clientAddress!));
-      } catch (err) {
-        failureRefusals.add(err as object);
-        throw err;
-      }
+  authenticate(token: string, namespace: string, connection?: ClientConnection): TokenCaller {
+    const limiter = connection === undefined ? null : this.#failuresByAddress;
+    if (limiter === null) return this.#authenticate(token, namespace);
+    const address = clientAddressKey(connection!.remoteAddress);
+    if (this.#refusedConnections.has(connection!)) {
+      // Pipelined behind the failure that closes this connection: no work spent on them.
+      const decision = limiter.peek(address);
+      if (!decision.allowed) throw failureRefusal(decision.retryAfterSeconds);
     }
     try {
       return this.#authenticate(token, namespace);
     } catch (err) {
-      if (limiter !== null && err instanceof ExectlError && err.code === 'unauthorized') {
-        limiter.take(clientAddress!);
+      if (err instanceof ExectlError && err.code === 'unauthorized') {
+        const decision = limiter.take(address);
+        if (!decision.allowed) {
+          this.#refusedConnections.add(connection!);
+          throw failureRefusal(decision.retryAfterSeconds);
+        }
       }
       throw err;
     }
@@ -225,6 +246,14 @@ export class TokenAuthenticator {
     }
     tokens.set(svc0, { logDetail, untilMs: nowMs + FAILED_FOR_MS });
   }
+}
+
+/** The 429 of an address out of failed verifications; it ends the failing connection. */
+function failureRefusal(retryAfterSeconds: number): ExectlError {
+  const err = rateLimited(retryAfterSeconds);
+  err.headers['Connection'] = 'close';
+  failureRefusals.add(err);
+  return err;
 }
 
 function countAll(byNamespace: Map<string, Map<string, unknown>>): number {
