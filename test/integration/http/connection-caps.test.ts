@@ -1,0 +1,105 @@
+// Idle connections (SPEC §7): the HTTP listener holds at most so many connections per client
+// address and in all, closes the excess at once, and closes a connection that sends no request
+// within the headers timeout. The flood comes from another process (its descriptors are not
+// the server's), from loopback addresses of its own (127.0.0.2 and up are other clients).
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { request } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ConnectionLimits } from '../../../src/service/http/connection-caps.js';
+import { holdIdleConnections, type IdleConnections } from '../../helpers/idle-connections.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
+
+const LIMITS: ConnectionLimits = {
+  perAddress: 20,
+  total: 60,
+  headersTimeoutMs: 1_500,
+  keepAliveTimeoutMs: 1_000,
+};
+const FLOOD = 400;
+
+/** The server's open descriptors: it runs in this process. */
+const openDescriptors = () => readdirSync('/proc/self/fd').length;
+
+/** GET /healthz from the loopback address `from`: its status, or the error's code. */
+function healthz(url: string, from: string): Promise<number | string> {
+  return new Promise((resolve) => {
+    const req = request(`${url}/healthz`, { localAddress: from, agent: false });
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode!));
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+    req.end();
+  });
+}
+
+/** Waits until `done()`, checking every 20 ms, for at most `ms`; says whether it came. */
+async function until(done: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > deadline) return false;
+    await sleep(20);
+  }
+  return true;
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+async function service(limits: ConnectionLimits): Promise<TestService> {
+  const svc = await startTestService({ connections: limits });
+  cleanups.push(() => svc.stop());
+  return svc;
+}
+
+function hold(svc: TestService, from: string, count: number): IdleConnections {
+  const idle = holdIdleConnections(Number(new URL(svc.url).port), from, count);
+  cleanups.push(() => idle.stop());
+  return idle;
+}
+
+test('an idle flood from one address: descriptors stay bounded, another address is served, the idle ones are closed', async () => {
+  const svc = await service(LIMITS);
+  const before = openDescriptors();
+  let most = before;
+  const flood = hold(svc, '127.0.0.1', FLOOD);
+  // A few for the server's own work beside the connections (a log, a timer's handle).
+  const bound = before + LIMITS.perAddress + 10;
+  // All but the capped ones are closed at once; meanwhile the descriptors never pass the cap.
+  await until(() => {
+    most = Math.max(most, openDescriptors());
+    return flood.closed() >= FLOOD - LIMITS.perAddress || most > bound;
+  }, 30_000);
+  assert.ok(most <= bound, `${most - before} descriptors opened`);
+  assert.ok(flood.closed() >= FLOOD - LIMITS.perAddress, `${flood.closed()} of ${FLOOD} closed`);
+  assert.equal(await healthz(svc.url, '127.0.0.2'), 200);
+  // The held ones sent nothing: closed once the headers timeout (1.5 s) has passed.
+  assert.ok(await until(() => flood.closed() === FLOOD, 30_000), `${flood.closed()} closed`);
+  assert.ok(await until(() => openDescriptors() <= before + 5, 10_000), 'descriptors left open');
+  assert.equal(await healthz(svc.url, '127.0.0.1'), 200);
+});
+
+test('the cap in all: once reached, a new address is refused at once; a freed place is taken again', async () => {
+  // Long timeouts: the held connections stay for the whole test.
+  const svc = await service({ ...LIMITS, headersTimeoutMs: 120_000 });
+  const floods = ['127.0.0.3', '127.0.0.4', '127.0.0.5'].map((from) =>
+    hold(svc, from, LIMITS.perAddress + 5),
+  );
+  // Each address keeps its 20, past which its connections are closed: 60 in all, the cap.
+  for (const flood of floods) {
+    assert.ok(await until(() => flood.closed() === 5, 30_000), `${flood.closed()} closed`);
+  }
+  assert.match(String(await healthz(svc.url, '127.0.0.6')), /^(ECONNRESET|EPIPE)$/);
+  // The server sees one address's connections end (in its own time), and takes new ones again.
+  await floods[0]!.stop();
+  let status: number | string = 'not asked';
+  for (const deadline = Date.now() + 30_000; status !== 200 && Date.now() < deadline;) {
+    status = await healthz(svc.url, '127.0.0.6');
+    if (status !== 200) await sleep(50);
+  }
+  assert.equal(status, 200);
+});
