@@ -103,7 +103,7 @@ export function capConnections(
   limits: Pick<ConnectionLimits, 'perAddress' | 'total'>,
   name: string,
   log: LogSink,
-): ConnectionCounts {
+): void {
   const counts = new ConnectionCounts(limits);
   let refused = 0;
   let warnedAt = -Infinity;
@@ -126,5 +126,4 @@ export function capConnections(
     );
     refused = 0;
   });
-  return counts;
 }

@@ -123,10 +123,10 @@ export class TokenAuthenticator {
    * empty.
    */
   authenticate(token: string, namespace: string, connection?: ClientConnection): TokenCaller {
-    const limiter = connection === undefined ? null : this.#failuresByAddress;
-    if (limiter === null) return this.#authenticate(token, namespace);
-    const address = clientAddressKey(connection!.remoteAddress);
-    if (this.#refusedConnections.has(connection!)) {
+    const limiter = this.#failuresByAddress;
+    if (connection === undefined || limiter === null) return this.#authenticate(token, namespace);
+    const address = clientAddressKey(connection.remoteAddress);
+    if (this.#refusedConnections.has(connection)) {
       // Pipelined behind the failure that closes this connection: no work spent on them.
       const decision = limiter.peek(address);
       if (!decision.allowed) throw failureRefusal(decision.retryAfterSeconds);
@@ -137,7 +137,7 @@ export class TokenAuthenticator {
       if (err instanceof ExectlError && err.code === 'unauthorized') {
         const decision = limiter.take(address);
         if (!decision.allowed) {
-          this.#refusedConnections.add(connection!);
+          this.#refusedConnections.add(connection);
           throw failureRefusal(decision.retryAfterSeconds);
         }
       }
