@@ -5,9 +5,12 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ConnectionLimits } from '../../../src/service/http/connection-caps.js';
 import { healthz, probeHealthz } from '../../helpers/healthz-probe.js';
+import { run } from '../../helpers/keys.js';
+import { createTempDir } from '../../helpers/tmp.js';
 import { holdIdleConnections, type IdleConnections } from '../../helpers/idle-connections.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 
@@ -97,4 +100,21 @@ test('the cap in all: once reached, a new address is refused at once; a freed pl
     if (status !== 200) await sleep(50);
   }
   assert.equal(status, 200);
+});
+
+test('over TLS: a connection that never starts its handshake is closed after the headers timeout', async () => {
+  const dir = await createTempDir('tls');
+  cleanups.push(() => dir.remove());
+  const [cert, key] = [dir.join('cert.pem'), dir.join('key.pem')];
+  const made = await run('openssl', [
+    ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'],
+    ...['-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1'],
+  ]);
+  assert.equal(made.code, 0, made.stderr);
+  const tls = { cert: await readFile(cert), key: await readFile(key) };
+  const svc = await startTestService({ connections: LIMITS, tls });
+  cleanups.push(() => svc.stop());
+  const idle = hold(svc, '127.0.0.8', 5);
+  // Node's own handshake timeout is 120 s: this one is the headers timeout, 1.5 s.
+  assert.ok(await until(() => idle.closed() === 5, 30_000), `${idle.closed()} closed`);
 });
