@@ -6,6 +6,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ConnectionLimits } from '../../../src/service/http/connection-caps.js';
 import { healthz, probeHealthz } from '../../helpers/healthz-probe.js';
@@ -117,4 +118,21 @@ test('over TLS: a connection that never starts its handshake is closed after the
   const idle = hold(svc, '127.0.0.8', 5);
   // Node's own handshake timeout is 120 s: this one is the headers timeout, 1.5 s.
   assert.ok(await until(() => idle.closed() === 5, 30_000), `${idle.closed()} closed`);
+});
+
+test('a keep-alive connection idle after its answer is closed after the keep-alive timeout', async () => {
+  const svc = await service(LIMITS);
+  const { port } = new URL(svc.url);
+  const socket = connect({ port: Number(port), host: '127.0.0.1', localAddress: '127.0.0.9' });
+  cleanups.push(async () => void socket.destroy());
+  let answer = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => (answer += chunk));
+  let ended = false;
+  socket.on('close', () => (ended = true));
+  socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+  // Node's default was 65 s here; the test's keep-alive timeout is 1 s.
+  assert.ok(await until(() => ended, 30_000), 'still open after 30 s');
+  assert.match(answer, /^HTTP\/1\.1 200 OK\r\n/);
+  assert.match(answer, /\r\nKeep-Alive: timeout=1\r\n/i);
 });
