@@ -24,10 +24,9 @@ export interface ConnectionLimits {
 /**
  * The limits for a process that may open `openFiles` descriptors (its RLIMIT_NOFILE): a quarter
  * of them for one listener, at most 4096 (the HTTP and the reflection listener each have theirs,
- * and SQLite, the SSH front end and the VMs' helpers need the rest), an eighth of that per
- * address (256 from 16384 descriptors up: a few hundred, far more than any real client opens),
- * 10 s for a request's headers, 5 s of idle
- * keep-alive.
+ * and SQLite, the SSH front end and the VMs' helpers need the rest), a sixteenth of that per
+ * address (256 from 16384 descriptors up: far more than any real client opens), 10 s for a
+ * request's headers, 5 s of idle keep-alive.
  */
 export function defaultConnectionLimits(openFiles: number): ConnectionLimits {
   const total = Math.max(16, Math.min(4096, Math.floor(openFiles / 4)));
