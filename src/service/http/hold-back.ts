@@ -11,9 +11,9 @@ import { refusedForFailures } from './token-auth.js';
 export const HOLD_BACK_MS = 1_000;
 
 /** `check()`'s result; its 429 for an address out of failures is thrown after the pause. */
-export async function heldBack<T>(check: () => T): Promise<T> {
+export async function heldBack<T>(check: () => T | Promise<T>): Promise<T> {
   try {
-    return check();
+    return await check();
   } catch (err) {
     if (refusedForFailures(err)) await sleep(HOLD_BACK_MS);
     throw err;

@@ -8,6 +8,7 @@ import type { Principal } from '../dispatch/types.js';
 import type { Account, SshKeyRecord, Store } from '../store/index.js';
 import { RateLimiter, rateLimited, type RateLimit } from '../rules/rate-limit.js';
 import { clientAddressKey } from './client-address.js';
+import { VerificationTurns, type WaitingConnection } from './verification-turns.js';
 
 /** A request's caller once its token passed SPEC §1.5. */
 export interface TokenCaller {
@@ -56,6 +57,9 @@ export interface ClientConnection {
   readonly remoteAddress?: string | undefined;
 }
 
+/** Thrown by a key lookup to stop a verification just before its signature check. */
+const REACHES_SIGNATURE = Symbol('reaches the signature check');
+
 /** A failed signature check, remembered: its cause for the log, and until when it holds. */
 interface Failure {
   logDetail: string;
@@ -89,6 +93,8 @@ export class TokenAuthenticator {
   readonly #failuresByAddress: RateLimiter | null;
   /** Connections that failed past their address's budget: refused without verification. */
   readonly #refusedConnections = new WeakSet<ClientConnection>();
+  /** The pace of signature checks for addresses out of failures. */
+  readonly #turns: VerificationTurns;
   readonly #keys = new Map<string, { text: string; key: PublicKey }>();
 
   /**
@@ -103,6 +109,7 @@ export class TokenAuthenticator {
     this.#failedLimit = options.failedLimit ?? CACHE_LIMIT;
     const rate = options.failureRate ?? null;
     this.#failuresByAddress = rate === null ? null : new RateLimiter(rate, nowMs);
+    this.#turns = new VerificationTurns(nowMs);
   }
 
   /** How many signature checks are remembered right now: for tests and diagnostics. */
@@ -143,6 +150,48 @@ export class TokenAuthenticator {
       }
       throw err;
     }
+  }
+
+  /**
+   * Wait for this before {@link authenticate} when `connection`'s address is out of failed
+   * verifications: a token from it that needs a signature check (not remembered, well-formed,
+   * in its time window, signed by a registered key) is verified only at its turn (see
+   * verification-turns.ts); null: no need to wait. Rejects with the address's 429 when the
+   * connection already waits for a turn, or closes while waiting.
+   */
+  turnToVerify(
+    token: string,
+    namespace: string,
+    connection: ClientConnection & WaitingConnection,
+  ): Promise<void> | null {
+    const limiter = this.#failuresByAddress;
+    if (limiter === null) return null;
+    const address = clientAddressKey(connection.remoteAddress);
+    if (limiter.peek(address).allowed || !this.#needsSignatureCheck(token, namespace)) return null;
+    return this.#turns.turn(address, connection, () => failureRefusal(1));
+  }
+
+  /** Whether verifying `token` would come to its signature check; every step before is cheap. */
+  #needsSignatureCheck(token: string, namespace: string): boolean {
+    let svc0: string;
+    try {
+      svc0 = this.#resolveSvc1(token, namespace);
+    } catch {
+      return false;
+    }
+    const nowMs = this.#nowMs();
+    const failure = this.#failed.get(namespace)?.get(svc0);
+    if (this.#verified.get(namespace)?.has(svc0) || (failure?.untilMs ?? 0) > nowMs) return false;
+    const findKey = (fingerprint: string) => {
+      if (this.#store.findKeyByFingerprint(fingerprint) !== undefined) throw REACHES_SIGNATURE;
+      return undefined;
+    };
+    try {
+      verifySvc0(svc0, { namespace, nowSeconds: Math.floor(nowMs / 1000), findKey });
+    } catch (err) {
+      return err === REACHES_SIGNATURE;
+    }
+    return false;
   }
 
   #authenticate(token: string, namespace: string): TokenCaller {

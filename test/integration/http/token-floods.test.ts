@@ -115,6 +115,10 @@ test('/exec: valid requests amid a bad-token flood from their own address all pa
   // A key of its own: the 12 requests must fit its bucket whatever the other tests spent.
   const key = await svc.addAccount('valid@example.com');
   const valid = await svc.token(`{"exp":${FAR},"cmds":["whoami"]}`, key);
+  // Never seen before the address runs out of failures: each is verified at its turn.
+  const fresh = await Promise.all(
+    [1, 2, 3].map((n) => svc.token(`{"exp":${FAR - 10 - n},"cmds":["whoami"]}`, key)),
+  );
   const started = Date.now();
   const logged401 = () => svc.logs.filter((l) => / status=401 /.test(l)).length;
   const before401 = logged401();
@@ -132,10 +136,14 @@ test('/exec: valid requests amid a bad-token flood from their own address all pa
   // Half of them once the address has surely spent its failures, while the flood's 429s wait.
   while (logged401() - before401 < FAILURES) await sleep(5);
   while (goods.length < 12) good();
+  const fresh200 = fresh.map((t) =>
+    send(`${svc.url}/exec`, from, { Authorization: `Bearer ${t}` }, 'whoami'),
+  );
   for (const r of await Promise.all(goods)) {
     assert.equal(r.status, 200, r.body);
     assert.equal(JSON.parse(r.body).email, 'valid@example.com');
   }
+  for (const r of await Promise.all(fresh200)) assert.equal(r.status, 200, r.body);
   const flooded = await Promise.all(flood);
   const { statuses, p99Ms } = await probe;
   assert.deepEqual(new Set(statuses), new Set([200]));

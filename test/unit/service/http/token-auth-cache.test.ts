@@ -3,8 +3,10 @@
 // with a real key registered in a real store on a temp file.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
 import { ExectlError } from '../../../../src/errors.js';
 import { refusedForFailures, TokenAuthenticator } from '../../../../src/service/http/token-auth.js';
+import { TURNS_PER_SECOND } from '../../../../src/service/http/verification-turns.js';
 import { openStore, type Store } from '../../../../src/service/store/index.js';
 import { TokenError } from '../../../../src/token/errors.js';
 import { mintSvc0 } from '../../../../src/token/mint.js';
@@ -213,4 +215,39 @@ test('a connection refused for its failures gets 429 without verification until 
   assert.equal(auth.authenticate(valid, NS, { remoteAddress: '10.0.0.3' }).account.id, accountId);
   now += 20_000;
   assert.equal(auth.authenticate(valid, NS, failing).account.id, accountId);
+});
+
+test('out of failures, only tokens that need a signature check wait for a turn', async () => {
+  const auth = new TokenAuthenticator(store, Date.now, { failureRate: FAILURES });
+  const from = () => Object.assign(new EventEmitter(), { remoteAddress: '10.0.0.4' });
+  const bad = await Promise.all([41, 42, 43].map(async (n) => tampered(await token(n))));
+  const valid = await token(44);
+  const unseen = await Promise.all(
+    Array.from({ length: TURNS_PER_SECOND + 1 }, (_, i) => token(100 + i)),
+  );
+  // With failures left, nothing waits, and no turn is spent.
+  assert.equal(auth.turnToVerify(unseen[0]!, NS, from()), null);
+  assert.equal(auth.authenticate(valid, NS, from()).account.id, accountId);
+  for (const t of bad) refused(() => auth.authenticate(t, NS, from()));
+  // Out of failures: cheap ones never wait (remembered, malformed, unknown key, expired).
+  const stranger = createMemorySigner('ed25519', 'stranger@host');
+  const cheap = [
+    valid,
+    bad[0]!,
+    'svc0.bm90.dG9rZW4',
+    await mintSvc0('{"exp":4000000000}', stranger, NS),
+    await mintSvc0('{"exp":946684800}', signer, NS),
+  ];
+  for (const t of cheap) assert.equal(auth.turnToVerify(t, NS, from()), null, t.slice(0, 40));
+  // A token that needs its signature checked takes a turn: a burst, then it waits.
+  for (const t of unseen.slice(0, TURNS_PER_SECOND)) {
+    assert.equal(auth.turnToVerify(t, NS, from()), null);
+  }
+  const connection = from();
+  const turn = auth.turnToVerify(unseen[TURNS_PER_SECOND]!, NS, connection);
+  assert.ok(turn instanceof Promise);
+  await turn;
+  // At its turn, a valid token passes whatever the address failed.
+  const caller = auth.authenticate(unseen[TURNS_PER_SECOND]!, NS, connection);
+  assert.equal(caller.account.id, accountId);
 });
