@@ -5,7 +5,7 @@
 // no longer queued behind it. The waiting answers cost a timer each, on connections the client
 // holds open anyway.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { refusedForFailures } from './token-auth.js';
+import { refusedForFailures } from './failures-by-address.js';
 
 /** How long a refused address waits for its 429: the failure bucket's pace, one a second. */
 export const HOLD_BACK_MS = 1_000;

@@ -8,7 +8,8 @@ import { isInTagScope } from '../rules/tag-scope.js';
 import type { Principal } from '../dispatch/types.js';
 import type { Store, VmRecord } from '../store/index.js';
 import { takeOrRefuse, type RateLimiter } from '../rules/rate-limit.js';
-import type { ClientConnection, TokenAuthenticator, TokenCaller } from './token-auth.js';
+import type { ClientConnection } from './failures-by-address.js';
+import type { TokenAuthenticator, TokenCaller } from './token-auth.js';
 import type { WaitingConnection } from './verification-turns.js';
 
 /** What the proxy checks a request with; wired by the composition root. */

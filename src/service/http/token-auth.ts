@@ -6,9 +6,9 @@ import { effectiveCmds, type Permissions } from '../../token/permissions.js';
 import { checkTimeWindow, verifySvc0, type VerifiedToken } from '../../token/verify.js';
 import type { Principal } from '../dispatch/types.js';
 import type { Account, SshKeyRecord, Store } from '../store/index.js';
-import { RateLimiter, rateLimited, type RateLimit } from '../rules/rate-limit.js';
-import { clientAddressKey } from './client-address.js';
-import { VerificationTurns, type WaitingConnection } from './verification-turns.js';
+import type { RateLimit } from '../rules/rate-limit.js';
+import { FailuresByAddress, type ClientConnection } from './failures-by-address.js';
+import type { WaitingConnection } from './verification-turns.js';
 
 /** A request's caller once its token passed SPEC §1.5. */
 export interface TokenCaller {
@@ -21,13 +21,6 @@ export interface TokenCaller {
 const CACHE_LIMIT = 10_000;
 /** How long a failed signature check is remembered. */
 const FAILED_FOR_MS = 60_000;
-/**
- * Failed verifications one client address may make while rate limiting is on: a burst of 60,
- * then one a second. Fixed rather than `--rate-limit`'s size, so that a strict per-key limit
- * (`1/1h`) does not lock an address out for a single typo.
- */
-export const FAILURES_PER_ADDRESS: RateLimit = { capacity: 60, refillMs: 60_000 };
-
 interface TokenAuthOptions {
   /** How many passed signature checks to remember (10000 by default). Tests reach a small one. */
   verifiedLimit?: number;
@@ -35,26 +28,6 @@ interface TokenAuthOptions {
   failedLimit?: number;
   /** Failed verifications allowed per client address; null or absent: any. */
   failureRate?: RateLimit | null;
-}
-
-/** The 429s of addresses out of failed verifications (see {@link refusedForFailures}). */
-const failureRefusals = new WeakSet<object>();
-
-/**
- * Whether `err` is the 429 of a client address that used up its failed verifications: the
- * front end then also stops reading that connection for a while (see hold-back.ts).
- */
-export function refusedForFailures(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && failureRefusals.has(err);
-}
-
-/**
- * The connection a request came on (an HTTP request's `req.socket`): its client address, which
- * failed verifications are charged to, and the connection itself, which is remembered once it
- * failed past its address's budget.
- */
-export interface ClientConnection {
-  readonly remoteAddress?: string | undefined;
 }
 
 /** Thrown by a key lookup to stop a verification just before its signature check. */
@@ -74,12 +47,13 @@ interface Failure {
  *
  * Against floods of bad tokens (SPEC §7): a signature check that failed against a registered
  * key is remembered for 60 s, so repeating a token costs no verification; and each client
- * address may fail only so often ({@link FAILURES_PER_ADDRESS}), after which its failures are
+ * address may fail only so often (failures-by-address.ts), after which its failures are
  * answered 429 instead of 401. The address's bucket is charged and consulted only when a token
  * FAILS: a token that verifies passes whatever others at its address did (its key's own bucket,
  * SPEC §2, still applies). What a failure past the budget costs the failing client is its
  * connection: that answer closes it, and the requests it already sent behind (pipelined) are
- * refused on the bucket alone, without verification.
+ * refused on the bucket alone, without verification. An address out of failures still has its
+ * tokens verified, but at a pace ({@link turnToVerify}).
  */
 export class TokenAuthenticator {
   readonly #store: Store;
@@ -90,11 +64,7 @@ export class TokenAuthenticator {
   /** Failed checks, keyed like {@link #verified}. */
   readonly #failed = new Map<string, Map<string, Failure>>();
   readonly #failedLimit: number;
-  readonly #failuresByAddress: RateLimiter | null;
-  /** Connections that failed past their address's budget: refused without verification. */
-  readonly #refusedConnections = new WeakSet<ClientConnection>();
-  /** The pace of signature checks for addresses out of failures. */
-  readonly #turns: VerificationTurns;
+  readonly #failures: FailuresByAddress | null;
   readonly #keys = new Map<string, { text: string; key: PublicKey }>();
 
   /**
@@ -108,8 +78,7 @@ export class TokenAuthenticator {
     this.#verifiedLimit = options.verifiedLimit ?? CACHE_LIMIT;
     this.#failedLimit = options.failedLimit ?? CACHE_LIMIT;
     const rate = options.failureRate ?? null;
-    this.#failuresByAddress = rate === null ? null : new RateLimiter(rate, nowMs);
-    this.#turns = new VerificationTurns(nowMs);
+    this.#failures = rate === null ? null : new FailuresByAddress(rate, nowMs);
   }
 
   /** How many signature checks are remembered right now: for tests and diagnostics. */
@@ -130,24 +99,13 @@ export class TokenAuthenticator {
    * empty.
    */
   authenticate(token: string, namespace: string, connection?: ClientConnection): TokenCaller {
-    const limiter = this.#failuresByAddress;
-    if (connection === undefined || limiter === null) return this.#authenticate(token, namespace);
-    const address = clientAddressKey(connection.remoteAddress);
-    if (this.#refusedConnections.has(connection)) {
-      // Pipelined behind the failure that closes this connection: no work spent on them.
-      const decision = limiter.peek(address);
-      if (!decision.allowed) throw failureRefusal(decision.retryAfterSeconds);
-    }
+    const failures = this.#failures;
+    if (connection === undefined || failures === null) return this.#authenticate(token, namespace);
+    failures.refuseIfRefusedBefore(connection);
     try {
       return this.#authenticate(token, namespace);
     } catch (err) {
-      if (err instanceof ExectlError && err.code === 'unauthorized') {
-        const decision = limiter.take(address);
-        if (!decision.allowed) {
-          this.#refusedConnections.add(connection);
-          throw failureRefusal(decision.retryAfterSeconds);
-        }
-      }
+      if (err instanceof ExectlError && err.code === 'unauthorized') failures.charge(connection);
       throw err;
     }
   }
@@ -164,11 +122,9 @@ export class TokenAuthenticator {
     namespace: string,
     connection: ClientConnection & WaitingConnection,
   ): Promise<void> | null {
-    const limiter = this.#failuresByAddress;
-    if (limiter === null) return null;
-    const address = clientAddressKey(connection.remoteAddress);
-    if (limiter.peek(address).allowed || !this.#needsSignatureCheck(token, namespace)) return null;
-    return this.#turns.turn(address, connection, () => failureRefusal(1));
+    const failures = this.#failures;
+    if (failures === null || !failures.isOut(connection)) return null;
+    return this.#needsSignatureCheck(token, namespace) ? failures.turn(connection) : null;
   }
 
   /** Whether verifying `token` would come to its signature check; every step before is cheap. */
@@ -295,14 +251,6 @@ export class TokenAuthenticator {
     }
     tokens.set(svc0, { logDetail, untilMs: nowMs + FAILED_FOR_MS });
   }
-}
-
-/** The 429 of an address out of failed verifications; it ends the failing connection. */
-function failureRefusal(retryAfterSeconds: number): ExectlError {
-  const err = rateLimited(retryAfterSeconds);
-  err.headers['Connection'] = 'close';
-  failureRefusals.add(err);
-  return err;
 }
 
 function countAll(byNamespace: Map<string, Map<string, unknown>>): number {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HOLD_BACK_MS } from '../../../src/service/http/hold-back.js';
-import { FAILURES_PER_ADDRESS } from '../../../src/service/http/token-auth.js';
+import { FAILURES_PER_ADDRESS } from '../../../src/service/http/failures-by-address.js';
 import { probeHealthz } from '../../helpers/healthz-probe.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 import { startProxyFixture, type ProxyFixture } from '../proxy/fixture.js';
