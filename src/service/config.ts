@@ -1,5 +1,6 @@
 import type { FaultTable } from './dispatch/faults.js';
 import type { VmCeilings } from './rules/ceilings.js';
+import type { ConnectionLimits } from './http/connection-caps.js';
 import type { RateLimit } from './rules/rate-limit.js';
 
 /** A host and port to listen on. Port 0 asks the OS for a free port (tests use it). */
@@ -55,6 +56,11 @@ export interface ServiceConfig {
    * it, never a flag or a request: absent, no request can meet a fault.
    */
   faults?: FaultTable;
+  /**
+   * Caps on each HTTP listener's open connections and its idle timeouts (SPEC §7); absent:
+   * `defaultConnectionLimits` of the process's descriptor limit. Tests set small ones.
+   */
+  connections?: ConnectionLimits;
 }
 
 export const DEFAULTS = {

@@ -8,9 +8,11 @@ import type { ServiceDeps, ServiceEndpoints } from './deps.js';
 import { createExecHandler } from './http/exec-handler.js';
 import { createHealthHandler } from './http/healthz.js';
 import { sendError } from './http/error-funnel.js';
+import { defaultConnectionLimits, openFileLimit } from './http/connection-caps.js';
 import { listenHttp, type HttpListener } from './http/http-server.js';
 import { RateLimiter } from './rules/rate-limit.js';
-import { FAILURES_PER_ADDRESS, TokenAuthenticator } from './http/token-auth.js';
+import { FAILURES_PER_ADDRESS } from './http/failures-by-address.js';
+import { TokenAuthenticator } from './http/token-auth.js';
 import { createVmProxy } from './http/vm-proxy.js';
 import { cameBack, integrationLoop, newLoopMark } from './integrations/loop.js';
 import { startReflectionListener } from './reflection/index.js';
@@ -127,10 +129,13 @@ export async function createService(
     // Before any front end: VMs are told the reflection listener's address (endpoints).
     // Every request the integrations forward carries it; the listeners refuse it (SPEC §6).
     const loopMark = newLoopMark();
+    // Each listener counts its own connections against these caps.
+    const connectionLimits = config.connections ?? defaultConnectionLimits(openFileLimit());
     const reflection = await startReflectionListener(
       { store, config, endpoints },
       loopMark,
       machines.socketFor('reflection'),
+      connectionLimits,
     );
     closers.push(() => reflection.close());
     endpoints.reflection = reflection.url;
@@ -182,13 +187,16 @@ export async function createService(
         new ExectlError('not_found', 'not found', { hint: 'commands go to POST /exec' }),
       );
     };
-    const http: HttpListener = await listenHttp(
-      config.listen,
-      config.tls,
+    const http: HttpListener = await listenHttp({
+      name: '--listen',
+      listen: config.listen,
+      tls: config.tls,
       route,
-      proxy.upgrade,
-      machines.socketFor('http'),
-    );
+      upgrade: proxy.upgrade,
+      socketPath: machines.socketFor('http'),
+      limits: connectionLimits,
+      log: config.log,
+    });
     closers.push(() => http.close());
     endpoints.http = http.url;
 

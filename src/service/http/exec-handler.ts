@@ -47,15 +47,11 @@ export function createExecHandler(options: ExecHandlerOptions) {
           headers: { Allow: 'POST' },
         });
       }
-      const caller = await heldBack(() =>
-        withBearerChallenge(() =>
-          auth.authenticate(
-            bearerToken(req.headers.authorization),
-            namespace,
-            req.socket.remoteAddress,
-          ),
-        ),
-      );
+      const caller = await heldBack(async () => {
+        const token = withBearerChallenge(() => bearerToken(req.headers.authorization));
+        await auth.turnToVerify(token, namespace, req.socket);
+        return withBearerChallenge(() => auth.authenticate(token, namespace, req.socket));
+      });
       entry.fingerprint = caller.principal.keyFingerprint;
       takeOrRefuse(rateLimiter, caller.principal.keyFingerprint);
       const line = commandLine(await readBody(req, res, DEFAULTS.bodyLimit));

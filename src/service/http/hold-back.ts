@@ -5,15 +5,15 @@
 // no longer queued behind it. The waiting answers cost a timer each, on connections the client
 // holds open anyway.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { refusedForFailures } from './token-auth.js';
+import { refusedForFailures } from './failures-by-address.js';
 
 /** How long a refused address waits for its 429: the failure bucket's pace, one a second. */
 export const HOLD_BACK_MS = 1_000;
 
 /** `check()`'s result; its 429 for an address out of failures is thrown after the pause. */
-export async function heldBack<T>(check: () => T): Promise<T> {
+export async function heldBack<T>(check: () => T | Promise<T>): Promise<T> {
   try {
-    return check();
+    return await check();
   } catch (err) {
     if (refusedForFailures(err)) await sleep(HOLD_BACK_MS);
     throw err;

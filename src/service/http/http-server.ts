@@ -12,7 +12,8 @@ import {
 } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ExectlError } from '../../errors.js';
-import type { ListenAddress } from '../config.js';
+import type { ListenAddress, LogSink } from '../config.js';
+import { capConnections, type ConnectionLimits } from './connection-caps.js';
 import { sendError } from './error-funnel.js';
 
 type RequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -31,22 +32,52 @@ export interface HttpListener {
   close(graceMs?: number): Promise<void>;
 }
 
+/** What {@link listenHttp} serves, and how. */
+export interface HttpListenerOptions {
+  /** Names the listener in errors and warnings: `--listen`, `--reflection-listen`. */
+  name: string;
+  listen: ListenAddress;
+  /** Serve HTTPS with this certificate and key; null: plain HTTP. */
+  tls: { cert: Buffer; key: Buffer } | null;
+  route: RequestHandler;
+  /** Requests asking for a protocol upgrade (`Connection: upgrade`); absent: served as plain. */
+  upgrade?: UpgradeHandler;
+  /** The unix socket the VMs' relays connect to (see {@link listenForVms}); null: none. */
+  socketPath?: string | null;
+  /** Caps on open connections and idle times (connection-caps.ts). */
+  limits: ConnectionLimits;
+  log: LogSink;
+}
+
+/** How often Node checks its connections against the header and request timeouts. */
+const TIMEOUT_CHECK_MS = 1_000;
+
 /**
  * Starts an HTTP (or, with `tls`, HTTPS) listener that hands every request to `route`.
  * A handler that throws unexpectedly still answers, through the error funnel. Requests asking
  * for a protocol upgrade (`Connection: upgrade`) go to `upgrade`, when given, with their socket.
+ * Connections past `limits`' caps are closed at once, and idle ones after its timeouts.
  */
-export async function listenHttp(
-  listen: ListenAddress,
-  tls: { cert: Buffer; key: Buffer } | null,
-  route: RequestHandler,
-  upgrade?: UpgradeHandler,
-  socketPath?: string | null,
-): Promise<HttpListener> {
+export async function listenHttp(options: HttpListenerOptions): Promise<HttpListener> {
+  const { listen, tls, route, upgrade, socketPath, limits } = options;
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     route(req, res).catch((err: unknown) => sendError(res, err));
   };
-  const server: Server = tls ? createHttpsServer(tls, handle) : createHttpServer(handle);
+  // Node checks the timeouts every 30 s by default: an idle connection would stay up to 30 s
+  // longer than the headers timeout says.
+  const serverOptions = {
+    connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+    headersTimeout: limits.headersTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+  };
+  const server: Server = tls
+    ? // A TLS handshake comes before any header: it gets no longer than the headers.
+      createHttpsServer(
+        { ...tls, ...serverOptions, handshakeTimeout: limits.headersTimeoutMs },
+        handle,
+      )
+    : createHttpServer(serverOptions, handle);
+  capConnections(server, limits, options.name, options.log);
   // "Expect: 100-continue" is answered by the route when it is ready to read the body, so a
   // request refused on its headers alone (405, 401, 429, a declared 413) never invites it.
   server.on('checkContinue', handle);
@@ -60,8 +91,6 @@ export async function listenHttp(
       upgrade(req, socket, head);
     });
   }
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
       reject(

@@ -8,7 +8,9 @@ import { isInTagScope } from '../rules/tag-scope.js';
 import type { Principal } from '../dispatch/types.js';
 import type { Store, VmRecord } from '../store/index.js';
 import { takeOrRefuse, type RateLimiter } from '../rules/rate-limit.js';
+import type { ClientConnection } from './failures-by-address.js';
 import type { TokenAuthenticator, TokenCaller } from './token-auth.js';
+import type { WaitingConnection } from './verification-turns.js';
 
 /** What the proxy checks a request with; wired by the composition root. */
 export interface ProxyGate {
@@ -37,18 +39,20 @@ interface VmAdmission {
  *
  * @throws ExectlError 401 (with a `WWW-Authenticate` challenge for Bearer and Basic) when the
  *   token is missing or fails SPEC §1.5 for the VM's namespace, or its signer may not enter;
- *   429 when the signer's key has used up its bucket, or `clientAddress` its failures.
+ *   429 when the signer's key has used up its bucket, or `connection`'s address its failed
+ *   verifications (see TokenAuthenticator.authenticate, whose turn it waits for).
  */
-export function admitToVm(
+export async function admitToVm(
   gate: ProxyGate,
   label: string,
   token: string | null,
-  clientAddress: string | undefined,
-): VmAdmission {
+  connection: ClientConnection & WaitingConnection,
+): Promise<VmAdmission> {
+  if (token !== null) await gate.auth.turnToVerify(token, vmNamespace(gate, label), connection);
   const vm = gate.store.getVmByName(label);
   const isPublic = vm?.visibility === 'public';
   try {
-    const visitor = verifiedVisitor(gate, label, token, isPublic, clientAddress);
+    const visitor = verifiedVisitor(gate, label, token, isPublic, connection);
     if (vm !== undefined && isPublic) return { vm, visitor };
     if (visitor === null)
       throw new ExectlError('unauthorized', 'missing or invalid Authorization header');
@@ -80,18 +84,23 @@ function verifiedVisitor(
   label: string,
   token: string | null,
   isPublic: boolean,
-  clientAddress: string | undefined,
+  connection: ClientConnection,
 ): TokenCaller | null {
   if (token === null) return null;
   let visitor: TokenCaller;
   try {
-    visitor = gate.auth.authenticate(token, `v0@${label}.${gate.domain}`, clientAddress);
+    visitor = gate.auth.authenticate(token, vmNamespace(gate, label), connection);
   } catch (err) {
     if (isPublic && err instanceof ExectlError && err.code === 'unauthorized') return null;
     throw err;
   }
   takeOrRefuse(gate.rateLimiter, visitor.principal.keyFingerprint);
   return visitor;
+}
+
+/** The namespace of the VM called `label`'s tokens (SPEC §1.2). */
+function vmNamespace(gate: ProxyGate, label: string): string {
+  return `v0@${label}.${gate.domain}`;
 }
 
 /**

@@ -6,7 +6,9 @@ import { effectiveCmds, type Permissions } from '../../token/permissions.js';
 import { checkTimeWindow, verifySvc0, type VerifiedToken } from '../../token/verify.js';
 import type { Principal } from '../dispatch/types.js';
 import type { Account, SshKeyRecord, Store } from '../store/index.js';
-import { RateLimiter, refuseUnless, type RateLimit } from '../rules/rate-limit.js';
+import type { RateLimit } from '../rules/rate-limit.js';
+import { FailuresByAddress, type ClientConnection } from './failures-by-address.js';
+import type { WaitingConnection } from './verification-turns.js';
 
 /** A request's caller once its token passed SPEC §1.5. */
 export interface TokenCaller {
@@ -19,13 +21,6 @@ export interface TokenCaller {
 const CACHE_LIMIT = 10_000;
 /** How long a failed signature check is remembered. */
 const FAILED_FOR_MS = 60_000;
-/**
- * Failed verifications one client address may make while rate limiting is on: a burst of 60,
- * then one a second. Fixed rather than `--rate-limit`'s size, so that a strict per-key limit
- * (`1/1h`) does not lock an address out for a single typo.
- */
-export const FAILURES_PER_ADDRESS: RateLimit = { capacity: 60, refillMs: 60_000 };
-
 interface TokenAuthOptions {
   /** How many passed signature checks to remember (10000 by default). Tests reach a small one. */
   verifiedLimit?: number;
@@ -35,16 +30,8 @@ interface TokenAuthOptions {
   failureRate?: RateLimit | null;
 }
 
-/** The 429s of addresses out of failed verifications (see {@link refusedForFailures}). */
-const failureRefusals = new WeakSet<object>();
-
-/**
- * Whether `err` is the 429 of a client address that used up its failed verifications: the
- * front end then also stops reading that connection for a while (see hold-back.ts).
- */
-export function refusedForFailures(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && failureRefusals.has(err);
-}
+/** Thrown by a key lookup to stop a verification just before its signature check. */
+const REACHES_SIGNATURE = Symbol('reaches the signature check');
 
 /** A failed signature check, remembered: its cause for the log, and until when it holds. */
 interface Failure {
@@ -60,8 +47,13 @@ interface Failure {
  *
  * Against floods of bad tokens (SPEC §7): a signature check that failed against a registered
  * key is remembered for 60 s, so repeating a token costs no verification; and each client
- * address may fail only so often ({@link FAILURES_PER_ADDRESS}), after which it is refused
- * with 429 before any work, while other clients go on.
+ * address may fail only so often (failures-by-address.ts), after which its failures are
+ * answered 429 instead of 401. The address's bucket is charged and consulted only when a token
+ * FAILS: a token that verifies passes whatever others at its address did (its key's own bucket,
+ * SPEC §2, still applies). What a failure past the budget costs the failing client is its
+ * connection: that answer closes it, and the requests it already sent behind (pipelined) are
+ * refused on the bucket alone, without verification. An address out of failures still has its
+ * tokens verified, but at a pace ({@link turnToVerify}).
  */
 export class TokenAuthenticator {
   readonly #store: Store;
@@ -72,7 +64,7 @@ export class TokenAuthenticator {
   /** Failed checks, keyed like {@link #verified}. */
   readonly #failed = new Map<string, Map<string, Failure>>();
   readonly #failedLimit: number;
-  readonly #failuresByAddress: RateLimiter | null;
+  readonly #failures: FailuresByAddress | null;
   readonly #keys = new Map<string, { text: string; key: PublicKey }>();
 
   /**
@@ -86,7 +78,7 @@ export class TokenAuthenticator {
     this.#verifiedLimit = options.verifiedLimit ?? CACHE_LIMIT;
     this.#failedLimit = options.failedLimit ?? CACHE_LIMIT;
     const rate = options.failureRate ?? null;
-    this.#failuresByAddress = rate === null ? null : new RateLimiter(rate, nowMs);
+    this.#failures = rate === null ? null : new FailuresByAddress(rate, nowMs);
   }
 
   /** How many signature checks are remembered right now: for tests and diagnostics. */
@@ -101,27 +93,61 @@ export class TokenAuthenticator {
 
   /**
    * Verifies `token` for `namespace` and returns the caller, or throws a 401 TokenError. With
-   * `clientAddress`, a failure counts against that address, and an address out of failures is
-   * refused at once with 429 `rate limit exceeded` (with `Retry-After`).
+   * `connection`, a failure counts against its client address, and one past the address's
+   * budget is answered 429 `rate limit exceeded` (with `Retry-After`, and `Connection: close`);
+   * that connection's later requests are then refused at once while the address's bucket is
+   * empty.
    */
-  authenticate(token: string, namespace: string, clientAddress?: string): TokenCaller {
-    const limiter = clientAddress === undefined ? null : this.#failuresByAddress;
-    if (limiter !== null) {
-      try {
-        refuseUnless(limiter.peek(clientAddress!));
-      } catch (err) {
-        failureRefusals.add(err as object);
-        throw err;
-      }
-    }
+  authenticate(token: string, namespace: string, connection?: ClientConnection): TokenCaller {
+    const failures = this.#failures;
+    if (connection === undefined || failures === null) return this.#authenticate(token, namespace);
+    failures.refuseIfRefusedBefore(connection);
     try {
       return this.#authenticate(token, namespace);
     } catch (err) {
-      if (limiter !== null && err instanceof ExectlError && err.code === 'unauthorized') {
-        limiter.take(clientAddress!);
-      }
+      if (err instanceof ExectlError && err.code === 'unauthorized') failures.charge(connection);
       throw err;
     }
+  }
+
+  /**
+   * Wait for this before {@link authenticate} when `connection`'s address is out of failed
+   * verifications: a token from it that needs a signature check (not remembered, well-formed,
+   * in its time window, signed by a registered key) is verified only at its turn (see
+   * verification-turns.ts); null: no need to wait. Rejects with the address's 429 when the
+   * connection already waits for a turn, or closes while waiting.
+   */
+  turnToVerify(
+    token: string,
+    namespace: string,
+    connection: ClientConnection & WaitingConnection,
+  ): Promise<void> | null {
+    const failures = this.#failures;
+    if (failures === null || !failures.isOut(connection)) return null;
+    return this.#needsSignatureCheck(token, namespace) ? failures.turn(connection) : null;
+  }
+
+  /** Whether verifying `token` would come to its signature check; every step before is cheap. */
+  #needsSignatureCheck(token: string, namespace: string): boolean {
+    let svc0: string;
+    try {
+      svc0 = this.#resolveSvc1(token, namespace);
+    } catch {
+      return false;
+    }
+    const nowMs = this.#nowMs();
+    const failure = this.#failed.get(namespace)?.get(svc0);
+    if (this.#verified.get(namespace)?.has(svc0) || (failure?.untilMs ?? 0) > nowMs) return false;
+    const findKey = (fingerprint: string) => {
+      if (this.#store.findKeyByFingerprint(fingerprint) !== undefined) throw REACHES_SIGNATURE;
+      return undefined;
+    };
+    try {
+      verifySvc0(svc0, { namespace, nowSeconds: Math.floor(nowMs / 1000), findKey });
+    } catch (err) {
+      return err === REACHES_SIGNATURE;
+    }
+    return false;
   }
 
   #authenticate(token: string, namespace: string): TokenCaller {

@@ -60,7 +60,7 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
   ) => {
     const credential = proxyCredential(req.headers);
     const { vm, visitor } = await heldBack(() =>
-      admitToVm(gate, label, credential.token, req.socket.remoteAddress),
+      admitToVm(gate, label, credential.token, req.socket),
     );
     if (visitor !== null) entry.fingerprint = visitor.principal.keyFingerprint;
     const { dropAuthorization } = credential;

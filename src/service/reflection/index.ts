@@ -1,5 +1,6 @@
 // The reflection listener (SPEC §5): its own port, VMs' metadata and integrations behind it.
 import type { HttpListener } from '../http/http-server.js';
+import type { ConnectionLimits } from '../http/connection-caps.js';
 import { listenHttp } from '../http/http-server.js';
 import { createReflectionHandler, type ReflectionDeps } from './handler.js';
 
@@ -7,13 +8,21 @@ import { createReflectionHandler, type ReflectionDeps } from './handler.js';
  * Starts the reflection listener on `config.reflectionListen` (plain HTTP: VMs reach it on
  * the host's loopback). Its base URL is the caller's to put in `endpoints.reflection`, before
  * any VM command runs, since VMs are told `{endpoints.reflection}/vm/<secret>`. `loopMark` is
- * the service's integration loop mark (integrations/loop.ts).
+ * the service's integration loop mark (integrations/loop.ts); `limits` cap its connections.
  */
 export function startReflectionListener(
   deps: ReflectionDeps,
   loopMark: string,
   socketForVms: string | null,
+  limits: ConnectionLimits,
 ): Promise<HttpListener> {
-  const handler = createReflectionHandler(deps, loopMark);
-  return listenHttp(deps.config.reflectionListen, null, handler, undefined, socketForVms);
+  return listenHttp({
+    name: '--reflection-listen',
+    listen: deps.config.reflectionListen,
+    tls: null,
+    route: createReflectionHandler(deps, loopMark),
+    socketPath: socketForVms,
+    limits,
+    log: deps.config.log,
+  });
 }

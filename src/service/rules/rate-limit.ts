@@ -75,18 +75,15 @@ export class RateLimiter {
  * its `Retry-After`. Shared by /exec, the SSH front end and the VM proxy: one bucket per key.
  */
 export function takeOrRefuse(limiter: RateLimiter | null, key: string): void {
-  refuseUnless(limiter?.take(key) ?? { allowed: true });
+  const decision = limiter?.take(key);
+  if (decision?.allowed === false) throw rateLimited(decision.retryAfterSeconds);
 }
 
-/**
- * Throws SPEC §2's 429 with its `Retry-After` when `decision` says no. For buckets that are
- * checked before and taken from after the work (failed verifications per client address).
- */
-export function refuseUnless(decision: RateDecision): void {
-  if (decision.allowed) return;
-  throw new ExectlError('rate_limited', 'rate limit exceeded', {
-    headers: { 'Retry-After': String(decision.retryAfterSeconds) },
-    hint: `wait ${decision.retryAfterSeconds}s before the next request`,
+/** SPEC §2's 429 `rate limit exceeded`, with its `Retry-After`. */
+export function rateLimited(retryAfterSeconds: number): ExectlError {
+  return new ExectlError('rate_limited', 'rate limit exceeded', {
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+    hint: `wait ${retryAfterSeconds}s before the next request`,
   });
 }
 

@@ -3,6 +3,10 @@
 import type { ServiceDeps, ServiceEndpoints, VmMachines } from '../../../src/service/deps.js';
 import type { CommandRegistry } from '../../../src/service/dispatch/registry.js';
 import { createExecHandler } from '../../../src/service/http/exec-handler.js';
+import {
+  defaultConnectionLimits,
+  openFileLimit,
+} from '../../../src/service/http/connection-caps.js';
 import { listenHttp, type HttpListener } from '../../../src/service/http/http-server.js';
 import { RateLimiter, type RateLimit } from '../../../src/service/rules/rate-limit.js';
 import { TokenAuthenticator } from '../../../src/service/http/token-auth.js';
@@ -131,17 +135,20 @@ export async function startSshHarness(options: HarnessOptions): Promise<SshHarne
   deps.endpoints.ssh = frontEnd.address;
   const shutdown = new AbortController();
   const http = options.http
-    ? await listenHttp(
-        config.listen,
-        null,
-        createExecHandler({
+    ? await listenHttp({
+        name: '--listen',
+        listen: config.listen,
+        tls: null,
+        route: createExecHandler({
           deps,
           registry: options.registry,
           auth: new TokenAuthenticator(store, deps.now),
           rateLimiter,
           shutdown: shutdown.signal,
         }),
-      )
+        limits: defaultConnectionLimits(openFileLimit()),
+        log: config.log,
+      })
     : undefined;
   if (http !== undefined) deps.endpoints.http = http.url;
 

@@ -1,0 +1,48 @@
+// The counting behind the caps on open connections (SPEC §7), and their defaults.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  ConnectionCounts,
+  defaultConnectionLimits,
+} from '../../../../src/service/http/connection-caps.js';
+
+test('ConnectionCounts: a cap per address and one in all; a release frees a place', () => {
+  const counts = new ConnectionCounts({ perAddress: 2, total: 3 });
+  // [step, address, expected admit result (releases: undefined), total after]
+  const steps: [string, 'admit' | 'release', string, boolean | undefined, number][] = [
+    ['first from a', 'admit', 'a', true, 1],
+    ['second from a', 'admit', 'a', true, 2],
+    ['third from a: its cap', 'admit', 'a', false, 2],
+    ['first from b', 'admit', 'b', true, 3],
+    ['first from c: the cap in all', 'admit', 'c', false, 3],
+    ['one of a ends', 'release', 'a', undefined, 2],
+    ['c is let in', 'admit', 'c', true, 3],
+    ['a still may not pass the cap in all', 'admit', 'a', false, 3],
+    ['b ends', 'release', 'b', undefined, 2],
+    ['a again', 'admit', 'a', true, 3],
+  ];
+  for (const [step, action, address, admitted, total] of steps) {
+    if (action === 'admit') assert.equal(counts.admit(address), admitted, step);
+    else counts.release(address);
+    assert.equal(counts.total, total, step);
+  }
+});
+
+test('defaultConnectionLimits: a quarter of the descriptors up to 4096, a sixteenth of that per address', () => {
+  const cases: [number, number, number][] = [
+    // [RLIMIT_NOFILE, total, per address]
+    [1024, 256, 16],
+    [20_000, 4096, 256],
+    [1_048_576, 4096, 256],
+    [Number.MAX_SAFE_INTEGER, 4096, 256],
+    [40, 16, 2],
+  ];
+  for (const [openFiles, total, perAddress] of cases) {
+    const limits = defaultConnectionLimits(openFiles);
+    assert.deepEqual(
+      limits,
+      { total, perAddress, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000 },
+      String(openFiles),
+    );
+  }
+});
