@@ -55,7 +55,7 @@ async function reach(url: string): Promise<[number, number]> {
 }
 
 before(async () => {
-  h = await startReflectionHarness();
+  h = await startReflectionHarness({ allowPrivateTargets: true });
   upstream = await startEchoUpstream();
   bob = await h.svc.addAccount('bob@example.com');
   await ok('new --name shared-vm');
