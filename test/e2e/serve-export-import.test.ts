@@ -3,6 +3,7 @@
 // list`, `share show`, `team members` and `integrations list`; secrets only on request; both
 // refused while a server runs on the folder.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
@@ -280,6 +281,17 @@ test('--out never follows a symlink nor writes into another user’s file; a new
     `cannot write --out ${theirs}: it belongs to another user — ${hint}`,
   );
   assert.equal(readFileSync(theirs, 'utf8'), 'theirs\n');
+
+  // A pipe planted there: opening it would wait for a reader (a hang), or hand the export to
+  // whoever reads it.
+  const pipe = dir.join('planted-pipe.json');
+  execFileSync('mkfifo', ['-m', '666', pipe]);
+  chownSync(pipe, 65534, 65534);
+  assertOneLineError(
+    await serve(['export', '--data', data, '--with-secrets', '--out', pipe]),
+    2,
+    `cannot write --out ${pipe}: it is a pipe or socket, not a file — ${hint}`,
+  );
 
   const fresh = dir.join('fresh.json');
   const made = await exectl(['serve', 'export', '--data', data, '--out', fresh], {

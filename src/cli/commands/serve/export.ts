@@ -45,10 +45,13 @@ export async function runExport(
   try {
     writePrivate(flags.out, text);
   } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
     const why =
-      (err as NodeJS.ErrnoException).code === 'ELOOP'
+      code === 'ELOOP'
         ? 'it is a symbolic link, which is never followed'
-        : fsCause(err);
+        : code === 'ENXIO' || code === 'ENODEV'
+          ? 'it is a pipe or socket, not a file'
+          : fsCause(err);
     throw new ExectlError('usage', `cannot write --out ${flags.out}: ${why}`, {
       hint: 'give --out a new file, or one of yours, in a folder you can write to',
     });
@@ -62,13 +65,18 @@ export async function runExport(
  * Writes `text` to `path`, a regular file left readable by its user only (0600, and so made)
  * even when it existed open to others: the export may hold secrets. Never through a symlink
  * (one planted at `path` would send it wherever it points), never into another user's file
- * (its owner would read it): both refused before anything is written. Not a pipe or device
- * (`/dev/null`), whose mode is not the export's to change.
+ * (its owner would read it), never into a pipe or socket (one planted there would hand the
+ * export to whoever reads it; opening it without O_NONBLOCK would wait for a reader): all
+ * refused before anything is written. A device (`/dev/null`) is written as it is: its mode is
+ * not the export's to change.
  */
 function writePrivate(path: string, text: string): void {
-  const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+  const flags =
+    constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+  const fd = openSync(path, flags, 0o600);
   try {
     const found = fstatSync(fd);
+    if (found.isFIFO() || found.isSocket()) throw new Error('it is a pipe or socket, not a file');
     if (found.isFile()) {
       if (found.uid !== process.geteuid?.()) throw new Error('it belongs to another user');
       fchmodSync(fd, 0o600);
