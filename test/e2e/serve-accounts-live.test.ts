@@ -3,7 +3,7 @@
 // use the socket; a server killed with -9 leaves a stale socket that does not stop the offline
 // path. The built CLI against a real `exectl serve`.
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, symlinkSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -202,4 +202,30 @@ test('after kill -9 the stale socket does not confuse the client: it works offli
   assert.deepEqual([removed.code, removed.stderr], [0, '']);
   await second.waitForLine(/ via=admin key=- cmd="accounts remove" status=200 ms=/);
   assert.equal((await second.stop()).code, 0);
+});
+
+test('an admin folder planted as a link is not used: the server warns and runs without one', async () => {
+  const data = dir.join('planted');
+  const elsewhere = dir.join('elsewhere');
+  mkdirSync(data, { mode: 0o700 });
+  mkdirSync(elsewhere);
+  chmodSync(elsewhere, 0o777);
+  symlinkSync(elsewhere, join(data, 'admin'));
+  const server = await serveForAda(data);
+  assert.ok(
+    server
+      .stderr()
+      .includes(
+        `no admin socket: ${data}/admin/admin.sock: its folder is a link or another user's, not a folder of this user; \`exectl serve accounts\` works only while the server is stopped`,
+      ),
+    server.stderr(),
+  );
+  assert.deepEqual(readdirSync(elsewhere), []);
+  assert.equal((statSync(elsewhere).mode & 0o777).toString(8), '777');
+  assertOneLineError(
+    await accounts(data, ['list']),
+    2,
+    `data folder ${data} is in use by pid ${server.child.pid} — stop that server first, then run this again`,
+  );
+  assert.equal((await server.stop()).code, 0);
 });

@@ -30,41 +30,49 @@ export interface AdminSocket {
 
 /**
  * Listens on the admin socket of `dataDir`, whose lock the caller holds: a socket file already
- * there was left by a server that died, and is replaced. When the path is too long for a Unix
- * socket, logs a warning and listens nowhere.
+ * there was left by a server that died, and is replaced. When the socket cannot be made (a
+ * path too long for a Unix socket, a file system without sockets), logs a warning and listens
+ * nowhere: the server runs, and `serve accounts` waits for it to stop.
  */
 export async function startAdminSocket(options: {
   dataDir: string;
   store: Store;
   log: LogSink;
 }): Promise<AdminSocket> {
-  const path = adminSocketPath(options.dataDir);
-  if (path === undefined) {
+  const withoutSocket = (why: string): AdminSocket => {
     options.log(
-      `no admin socket: the data folder's path is too long for a Unix socket; ` +
-        '`exectl serve accounts` works only while the server is stopped',
+      `no admin socket: ${why}; \`exectl serve accounts\` works only while the server is stopped`,
       'warn',
     );
     return { close: async () => {} };
+  };
+  const path = adminSocketPath(options.dataDir);
+  if (path === undefined) {
+    return withoutSocket("the data folder's path is too long for a Unix socket");
   }
-  privateFolder(dirname(path));
-  rmSync(path, { force: true });
   const connections = new Set<Socket>();
   const server = createServer({ allowHalfOpen: true }, (socket) => {
     connections.add(socket);
     socket.on('close', () => connections.delete(socket));
     serve(socket, options.store, options.log);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(path, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    privateFolder(dirname(path));
+    rmSync(path, { force: true });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(path, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+    // The folder already keeps others out; the socket's own mode says the same to whoever looks.
+    chmodSync(path, 0o600);
+  } catch (err) {
+    server.close();
+    return withoutSocket(`${path}: ${fsCause(err)}`);
+  }
   server.on('error', (err) => options.log(`admin socket error: ${err.message}`, 'error'));
-  // The folder already keeps others out; the socket's own mode says the same to whoever looks.
-  chmodSync(path, 0o600);
   return {
     close: () =>
       new Promise<void>((resolve) => {
@@ -138,17 +146,11 @@ function privateFolder(path: string): void {
   try {
     mkdirSync(path, { mode: 0o700 });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
-      throw new ExectlError('cannot_start', `cannot create ${path}: ${fsCause(err)}`, {
-        hint: 'give --data a folder you can write to',
-      });
-    }
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
   const stat = lstatSync(path);
   if (!stat.isDirectory() || stat.uid !== process.getuid?.()) {
-    throw new ExectlError('cannot_start', `${path} is not a folder of this user`, {
-      hint: 'remove it and start again',
-    });
+    throw new Error("its folder is a link or another user's, not a folder of this user");
   }
   chmodSync(path, 0o700);
 }
