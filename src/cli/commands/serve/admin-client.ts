@@ -31,9 +31,14 @@ export async function askServer(dataDir: string, request: AdminRequest): Promise
   if (path === undefined) return NO_SERVER;
   const body = JSON.stringify(request);
   if (Buffer.byteLength(body) > MAX_ADMIN_REQUEST_BYTES) {
-    throw new ExectlError('usage', `too many keys for one request`, {
-      hint: 'add them in a few runs',
-    });
+    const limit = `${MAX_ADMIN_REQUEST_BYTES / 1024} KiB`;
+    throw new ExectlError(
+      'usage',
+      `the --key files hold more than the server takes at once (${limit})`,
+      {
+        hint: 'add the keys in a few runs',
+      },
+    );
   }
   return new Promise((resolve, reject) => {
     const socket = connect({ path, allowHalfOpen: true });
