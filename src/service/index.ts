@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExectlError } from '../errors.js';
+import { startAdminSocket } from './admin/index.js';
 import { buildRegistry } from './commands/index.js';
 import type { ServiceConfig } from './config.js';
 import type { ServiceDeps, ServiceEndpoints } from './deps.js';
@@ -51,6 +52,20 @@ export {
   type RejectedKeyLine,
 } from './accounts.js';
 export { applySeed, exportSeed, parseSeed, type Seed } from './seed/index.js';
+export {
+  addAccount,
+  adminSocketPath,
+  answerError,
+  checkAccountEmail,
+  listAccountSummaries,
+  MAX_ADMIN_REQUEST_BYTES,
+  removeAccountByEmail,
+  type AccountSummary,
+  type AddedAccount,
+  type AdminAnswer,
+  type AdminRequest,
+  type RemovedAccountSummary,
+} from './admin/index.js';
 
 /** A running service: where it listens, its store, and how to stop it. */
 export interface RunningService {
@@ -214,6 +229,10 @@ export async function createService(
       endpoints.ssh = ssh.address;
       sshHostKeyFingerprint = ssh.hostKeyFingerprint;
     }
+
+    // Last: `exectl serve accounts` finds the server only once it answers on every listener.
+    const admin = await startAdminSocket({ dataDir: config.dataDir, store, log: config.log });
+    closers.push(() => admin.close());
 
     ready = !holdReady;
     // In the background: the server answers at once, and a request for a VM not booted yet

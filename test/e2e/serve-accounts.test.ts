@@ -1,5 +1,6 @@
 // `exectl serve accounts add|list|remove` on a data folder, offline and between runs of a
-// server: exact output, JSON, exit codes and one-line errors.
+// server: exact output, JSON, exit codes and one-line errors. While a server runs:
+// serve-accounts-live.test.ts.
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
@@ -192,7 +193,7 @@ describe('on a data folder, offline', () => {
   });
 });
 
-describe('between runs of a server (refused while one runs: serve-data-lock.test.ts)', () => {
+describe('between runs of a server', () => {
   /** A server on `data` whose owner ada@example.com signs in with her key. */
   const serveForAda = (data: string) =>
     startServe(
@@ -208,7 +209,7 @@ describe('between runs of a server (refused while one runs: serve-data-lock.test
       { home: dir.path },
     );
 
-  test('a server without keys says how to add one; after accounts add the key works', async () => {
+  test('a server without keys says how to add one; after accounts add the key works at once', async () => {
     const data = dir.join('live');
     const args = ['--data', data, ...TEST_FLAGS, '--owner', 'ada@example.com'];
     const server = await startServe(args, {
@@ -220,7 +221,7 @@ describe('between runs of a server (refused while one runs: serve-data-lock.test
         .includes(
           [
             '  WARNING: ada@example.com has no SSH key registered: nobody can sign in.',
-            '  Stop the server, make a key if you have none, register it and start again:',
+            '  Make a key if you have none and register it; this server takes it at once:',
             '    ssh-keygen -t ed25519',
             `    exectl serve accounts add ada@example.com --key ~/.ssh/id_ed25519.pub --data ${data}`,
           ].join('\n'),
@@ -229,14 +230,13 @@ describe('between runs of a server (refused while one runs: serve-data-lock.test
     );
     const token = await recipeToken(ada, ['whoami']);
     assert.equal((await curlExec(server.url, token, 'whoami')).status, 401);
-    assert.equal((await server.stop()).code, 0);
 
+    // The command of the banner, as it is, while the server runs.
     const added = await accounts(['add', 'ada@example.com', '--key', ada.pubPath, '--data', data]);
     assert.equal(added.code, 0, added.stderr);
-    const again = await startServe(args, { home: dir.path });
-    const whoami = (await execJson(again.url, ada, 'whoami', 'whoami')) as { email: string };
+    const whoami = (await execJson(server.url, ada, 'whoami', 'whoami')) as { email: string };
     assert.equal(whoami.email, 'ada@example.com');
-    assert.equal((await again.stop()).code, 0);
+    assert.equal((await server.stop()).code, 0);
   });
 
   test('accounts remove revokes the key: the next server refuses it with 401', async () => {

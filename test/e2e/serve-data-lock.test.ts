@@ -1,6 +1,6 @@
-// One server per data folder (SPEC §7): a second `exectl serve` and the offline `serve accounts`
-// commands are refused while a server holds the folder, the first server is left alone, and a
-// server killed with -9 does not block the next one.
+// One server per data folder (SPEC §7): a second `exectl serve`, and the offline `serve
+// accounts` commands where the server has no admin socket, are refused while a server holds the
+// folder, the first server is left alone, and a server killed with -9 does not block the next.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
@@ -85,9 +85,18 @@ test('a second server on the same folder refuses to start; the first is untouche
   assert.equal((await third.stop()).code, 0);
 });
 
-test('accounts add, list and remove are refused while a server runs, and work after', async () => {
-  const data = dir.join('offline');
+test('a server without an admin socket still refuses accounts commands, which work after', async () => {
+  // A path too long for a Unix socket (108 bytes): the server runs without one, and says so.
+  const data = dir.join(`offline-${'x'.repeat(100)}`);
   const server = await startServe(serveArgs(data), { home: dir.path });
+  assert.ok(
+    server
+      .stderr()
+      .includes(
+        "no admin socket: the data folder's path is too long for a Unix socket; `exectl serve accounts` works only while the server is stopped",
+      ),
+    server.stderr(),
+  );
   const refused = `data folder ${data} is in use by pid ${server.child.pid} — stop that server first, then run this again`;
   const accounts = (args: string[]) =>
     exectl(['serve', 'accounts', ...args, '--data', data], { home: dir.path });

@@ -203,3 +203,25 @@ test('only cli/main.ts decides the exit code', () => {
     assert.ok(!/process\.(exit|exitCode)\b/.test(f.text), `${f.rel} sets the exit code`);
   }
 });
+
+/**
+ * The admin socket is a transport (SPEC §7): its files parse, run and answer, and only
+ * accounts-admin.ts, which the offline `serve accounts` runs too, works on the store.
+ */
+function adminTransportViolations(sources: readonly SourceFile[]): string[] {
+  return sources
+    .filter((f) => f.rel.startsWith('service/admin/') && !f.rel.endsWith('/accounts-admin.ts'))
+    .filter((f) => /\bstore\.\w+\(|\bensureAccount\(/.test(f.text))
+    .map((f) => `${f.rel} works on the store: that belongs in service/admin/accounts-admin.ts`);
+}
+
+test('the admin socket holds no business logic: only accounts-admin.ts works on the store', () => {
+  assert.deepEqual(adminTransportViolations(files), []);
+  assert.deepEqual(
+    adminTransportViolations([
+      { rel: 'service/admin/socket.ts', text: 'return store.listAccounts();' },
+      { rel: 'service/admin/accounts-admin.ts', text: 'return store.listAccounts();' },
+    ]),
+    ['service/admin/socket.ts works on the store: that belongs in service/admin/accounts-admin.ts'],
+  );
+});

@@ -1,31 +1,29 @@
-// `exectl serve accounts add|list|remove` (SPEC §7): manage the accounts of a data folder
-// offline, straight through the store; refused while a server runs on the folder.
+// `exectl serve accounts add|list|remove` (SPEC §7): manage the accounts of a data folder,
+// through the admin socket of the server running on it, or offline straight through the store
+// when none runs. Both ways run the same operations (service/admin); this file words them.
 import { join } from 'node:path';
-import { ExectlError } from '../../../errors.js';
 import {
-  checkEmail,
-  quote,
-  ensureAccount,
+  addAccount,
+  checkAccountEmail,
   DATABASE_FILE,
+  listAccountSummaries,
   openStore,
+  removeAccountByEmail,
+  type AccountSummary,
+  type AddedAccount,
+  type AdminRequest,
+  type RemovedAccountSummary,
   type Store,
 } from '../../../service/index.js';
 import { listCell, textTable } from '../../../text-views/table.js';
 import type { CliContext } from '../../context.js';
+import { askServer, NO_SERVER } from './admin-client.js';
 import { existingDataFolder, keptDataFolder, prepareDataFolder, withLockedFolder } from './data.js';
 import type { DataFolder } from './options.js';
 import { readKeyFiles } from './owner.js';
 
 /** How a refusal of --ephemeral starts. */
 const ACCOUNTS = 'accounts commands work';
-
-/** `accounts list --json`: one entry per account, oldest first. */
-interface AccountListEntry {
-  email: string;
-  user_id: string;
-  created_at: string;
-  ssh_keys: { name: string; fingerprint: string }[];
-}
 
 /**
  * Makes the account `email` exist in the data folder (created if missing, with its parents)
@@ -37,20 +35,18 @@ export async function runAccountsAdd(
   keyFiles: readonly string[],
   data: DataFolder,
 ): Promise<void> {
-  usageEmail(email);
+  checkAccountEmail(email);
   const keys = keyFiles.length === 0 ? [] : await readKeyFiles(keyFiles, '--key');
   const folder = await prepareDataFolder(keptDataFolder(data, ACCOUNTS));
-  const { account, created, added } = withStore(folder.path, (store) =>
-    ensureAccount(
-      store,
-      email,
-      keys.map((key) => ({ key })),
-    ),
-  );
+  const request: AdminRequest = { op: 'add', email, keys: keys.map((k) => k.toOpenSsh()) };
+  const {
+    email: shown,
+    user_id,
+    created,
+    added,
+  } = await onFolder(folder.path, request, (store) => addAccount(store, email, keys));
   const keyList = added.map((k) => `${k.fingerprint} (${k.name})`).join(', ');
-  const what = created
-    ? `created account ${account.email} (${account.userId})`
-    : `account ${account.email} exists`;
+  const what = created ? `created account ${shown} (${user_id})` : `account ${shown} exists`;
   const keysPart =
     added.length === 0 ? (created ? ', no ssh key' : ', keys unchanged') : `, added ${keyList}`;
   ctx.stdout.write(`${what}${keysPart}\n`);
@@ -62,15 +58,8 @@ export async function runAccountsList(
   json: boolean,
   data: DataFolder,
 ): Promise<void> {
-  const entries = withStore(existingDataFolder(data, ACCOUNTS), (store) =>
-    store.listAccounts().map((account): AccountListEntry => ({
-      email: account.email,
-      user_id: account.userId,
-      created_at: account.createdAt,
-      ssh_keys: store
-        .listKeys(account.id)
-        .map((k) => ({ name: k.name, fingerprint: k.fingerprint })),
-    })),
+  const entries = await onFolder(existingDataFolder(data, ACCOUNTS), { op: 'list' }, (store) =>
+    listAccountSummaries(store),
   );
   if (json) {
     ctx.stdout.write(`${JSON.stringify({ accounts: entries }, null, 2)}\n`);
@@ -89,57 +78,46 @@ export async function runAccountsList(
   }
 }
 
-/**
- * Removes the account `email` with its keys, integrations and team. Refused while it owns VMs:
- * their disks and processes belong to a running server, which removes them with `rm`.
- */
+/** Removes the account `email` with its keys, integrations and team (not while it owns VMs). */
 export async function runAccountsRemove(
   ctx: CliContext,
   email: string,
   data: DataFolder,
 ): Promise<void> {
-  usageEmail(email);
-  const removed = withStore(existingDataFolder(data, ACCOUNTS), (store) => {
-    const account = store.findAccountByEmail(email);
-    if (account === undefined) {
-      throw new ExectlError('command_failed', `no account for ${quote(email)}`, {
-        hint: 'see `exectl serve accounts list`',
-      });
-    }
-    const vms = store.listVmsOwnedBy(account.id);
-    if (vms.length > 0) {
-      throw new ExectlError(
-        'command_failed',
-        `${account.email} still owns ${vms.length} VM(s): ${vms.map((v) => v.name).join(', ')}`,
-        {
-          hint: `remove them first, with the server running: exectl run rm ${vms.map((v) => v.name).join(' ')}`,
-        },
-      );
-    }
-    return store.removeAccount(account.id).account;
-  });
-  ctx.stdout.write(`removed account ${removed.email} (${removed.userId})\n`);
+  checkAccountEmail(email);
+  const removed = await onFolder(
+    existingDataFolder(data, ACCOUNTS),
+    { op: 'remove', email },
+    (store) => removeAccountByEmail(store, email),
+  );
+  ctx.stdout.write(`removed account ${removed.email} (${removed.user_id})\n`);
+}
+
+/** What each request answers: the result of its operation. */
+interface Results {
+  add: AddedAccount;
+  list: AccountSummary[];
+  remove: RemovedAccountSummary;
 }
 
 /**
- * Runs `work` on the data folder's store, holding the folder's lock (refused while a server
- * runs on it) and closing both whatever happens.
+ * The result of `request`: from the server running on `dataDir` when one answers on its admin
+ * socket, else of `offline` on the folder's store, holding the folder's lock (which still
+ * refuses when a server runs but does not answer, e.g. while it starts).
  */
-function withStore<T>(dataDir: string, work: (store: Store) => T): T {
+async function onFolder<R extends AdminRequest>(
+  dataDir: string,
+  request: R,
+  offline: (store: Store) => Results[R['op']],
+): Promise<Results[R['op']]> {
+  const answer = await askServer(dataDir, request);
+  if (answer !== NO_SERVER) return answer as Results[R['op']];
   return withLockedFolder(dataDir, () => {
     const store = openStore(join(dataDir, DATABASE_FILE));
     try {
-      return work(store);
+      return offline(store);
     } finally {
       store.close();
     }
   });
-}
-
-function usageEmail(email: string): void {
-  try {
-    checkEmail(email);
-  } catch (err) {
-    throw new ExectlError('usage', (err as Error).message, { hint: 'e.g. ada@example.com' });
-  }
 }

@@ -106,7 +106,7 @@ function noKeyWarning(facts: BannerFacts, style: Style): string[] {
   const data = facts.dataIsDefault ? '' : ` --data ${quoteForShell(facts.dataDir)}`;
   return [
     style.warn(`  WARNING: ${email} has no SSH key registered: nobody can sign in.`),
-    style.warn('  Stop the server, make a key if you have none, register it and start again:'),
+    style.warn('  Make a key if you have none and register it; this server takes it at once:'),
     style.warn('    ssh-keygen -t ed25519'),
     style.warn(`    exectl serve accounts add ${email} --key ~/.ssh/id_ed25519.pub${data}`),
     '',
