@@ -37,6 +37,8 @@ export function isPrivateAddress(address: string, hostAddresses: readonly string
   if (family === 0) return true;
   const type = family === 6 ? 'ipv6' : 'ipv4';
   if (REFUSED.check(ip, type)) return true;
+  const embedded = family === 6 ? embeddedIpv4(ip) : undefined;
+  if (embedded !== undefined && isPrivateAddress(embedded, hostAddresses)) return true;
   const own = new BlockList();
   for (const host of hostAddresses) {
     const hostIp = host.replace(/%.*$/, '');
@@ -44,4 +46,34 @@ export function isPrivateAddress(address: string, hostAddresses: readonly string
     if (hostFamily !== 0) own.addAddress(hostIp, hostFamily === 6 ? 'ipv6' : 'ipv4');
   }
   return own.check(ip, type);
+}
+
+/**
+ * The IPv4 address a translated IPv6 address carries: NAT64's well-known 64:ff9b::/96 (a
+ * gateway connects to the IPv4 address in its last 32 bits) and 6to4's 2002::/16 (bits 16-47),
+ * so that `64:ff9b::7f00:1` is judged as 127.0.0.1. `ip` is a valid IPv6 literal.
+ */
+function embeddedIpv4(ip: string): string | undefined {
+  const groups = ipv6Groups(ip);
+  const dotted = (high: number, low: number) =>
+    [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+  const nat64 = [0x64, 0xff9b, 0, 0, 0, 0];
+  if (nat64.every((g, i) => groups[i] === g)) return dotted(groups[6]!, groups[7]!);
+  if (groups[0] === 0x2002) return dotted(groups[1]!, groups[2]!);
+  return undefined;
+}
+
+/** The eight 16-bit groups of a valid IPv6 literal (`::` expanded, a dotted tail read). */
+function ipv6Groups(ip: string): number[] {
+  const withHexTail = ip.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_, a, b, c, d) =>
+    [(Number(a) << 8) | Number(b), (Number(c) << 8) | Number(d)]
+      .map((g) => g.toString(16))
+      .join(':'),
+  );
+  const [head = '', tail] = withHexTail.split('::');
+  const read = (part: string) => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
+  if (tail === undefined) return read(head);
+  const before = read(head);
+  const after = read(tail);
+  return [...before, ...Array<number>(8 - before.length - after.length).fill(0), ...after];
 }

@@ -31,6 +31,11 @@ test('isPrivateAddress: loopback, link-local, unspecified, metadata and own are 
     ['::ffff:192.0.2.2', true, "the host's own, IPv4-mapped"],
     ['fd00::2', true, "the host's own IPv6"],
     ['fe80::fc:ff:fe00:1', true, "the host's own link-local"],
+    ['64:ff9b::7f00:1', true, 'NAT64 of 127.0.0.1'],
+    ['64:ff9b::169.254.169.254', true, 'NAT64 of the metadata service'],
+    ['64:ff9b::c000:202', true, "NAT64 of the host's own"],
+    ['2002:7f00:1::', true, '6to4 of 127.0.0.1'],
+    ['2002:a9fe:a9fe:1::5', true, '6to4 of the metadata service'],
     ['not-an-ip', true, 'unreadable: never connected to'],
     ['', true, 'empty'],
     ['8.8.8.8', false, 'public'],
@@ -47,6 +52,8 @@ test('isPrivateAddress: loopback, link-local, unspecified, metadata and own are 
     ['128.0.0.1', false, 'just past 127/8'],
     ['169.255.0.1', false, 'just past 169.254/16'],
     ['1.0.0.0', false, 'just past 0/8'],
+    ['64:ff9b::808:808', false, 'NAT64 of a public address'],
+    ['2002:808:808::1', false, '6to4 of a public address'],
   ];
   for (const [address, expected, why] of cases) {
     assert.equal(isPrivateAddress(address, HOST), expected, `${address} (${why})`);
