@@ -33,7 +33,8 @@ export class DiskWatchdog {
   private measuring: Promise<void> | undefined;
   private lastFree = Infinity;
   private lastFloor = 0;
-  private warned = false;
+  /** The warnings said already, by kind: each kind once, so none hides another. */
+  private readonly warned = new Set<string>();
 
   /**
    * Starts measuring `dataDir` every {@link INTERVAL_MS}. `floorBytes` overrides the floor
@@ -52,7 +53,7 @@ export class DiskWatchdog {
   /** Measures now (or joins the measure under way); never rejects. */
   measure(): Promise<void> {
     this.measuring ??= this.measureOnce()
-      .catch((err: unknown) => this.warnOnce(`disk watchdog: ${String(err)}`))
+      .catch((err: unknown) => this.warnOnce('measure', `disk watchdog: ${String(err)}`))
       .finally(() => (this.measuring = undefined));
     return this.measuring;
   }
@@ -108,7 +109,13 @@ export class DiskWatchdog {
     if (free >= floor) for (const vm of live) vm.tracked.baseBytes = footprint(vm);
     const allowed = allowances(free, floor, live);
     await Promise.all(
-      live.map((vm, i) => vm.tracked.cap?.allow(allowed[i]!, vm.measure).catch(() => {})),
+      live.map((vm, i) =>
+        vm.tracked.cap
+          ?.allow(allowed[i]!, vm.measure)
+          .catch((err: unknown) =>
+            this.warnOnce('cap', `cannot cap the disk at ${vm.tracked.mountPath}: ${String(err)}`),
+          ),
+      ),
     );
   }
 
@@ -122,7 +129,8 @@ export class DiskWatchdog {
       const allocatedBytes = image.blocks * 512;
       if (tracked?.mountPath !== disk.mountPath) {
         const cap = await DiskCap.open(disk.mountPath);
-        if (cap === null) this.warnOnce('cannot cap VM disks here (no ext4 reserved_clusters)');
+        if (cap === null)
+          this.warnOnce('no-cap', 'cannot cap VM disks here (no ext4 reserved_clusters)');
         tracked = {
           mountPath: disk.mountPath,
           cap,
@@ -137,9 +145,9 @@ export class DiskWatchdog {
     }
   }
 
-  private warnOnce(line: string): void {
-    if (this.warned) return;
-    this.warned = true;
+  private warnOnce(kind: string, line: string): void {
+    if (this.warned.has(kind)) return;
+    this.warned.add(kind);
     this.log(line);
   }
 }
