@@ -33,6 +33,8 @@ export class DiskWatchdog {
   private measuring: Promise<void> | undefined;
   private lastFree = Infinity;
   private lastFloor = 0;
+  /** Bytes promised to writes under way (copies) and not yet measured as used. */
+  private heldBytes = 0;
   /** The warnings said already, by kind: each kind once, so none hides another. */
   private readonly warned = new Set<string>();
 
@@ -60,12 +62,23 @@ export class DiskWatchdog {
 
   /**
    * Throws a 422 when `needBytes` more would leave the data folder under its floor, naming
-   * what is free. `what` names the refused action.
+   * what is free. `what` names the refused action. Else the bytes are held for the caller
+   * until it calls the release returned (when its writes are done, or failed): two copies
+   * checked at once cannot both take the same free space, nor can running VMs.
    */
-  async assertRoom(what: string, needBytes = 0): Promise<void> {
+  async assertRoom(what: string, needBytes = 0): Promise<() => void> {
     await this.measure();
-    const { free, floor } = await this.room();
-    if (free - needBytes >= floor) return;
+    const { free: measured, floor } = await this.room();
+    // No await from here to the hold: the check and the hold are one step.
+    const free = measured - this.heldBytes;
+    if (free - needBytes >= floor) {
+      this.heldBytes += needBytes;
+      let held = true;
+      return () => {
+        if (held) this.heldBytes -= needBytes;
+        held = false;
+      };
+    }
     const need = needBytes > 0 ? ` (it needs ${humanBytes(needBytes)})` : '';
     throw commandFailed(
       `cannot ${what}: the server's disk has ${humanBytes(free)} free, under its floor of ${humanBytes(floor)}${need}`,
@@ -107,7 +120,7 @@ export class DiskWatchdog {
     this.lastFree = free;
     this.lastFloor = floor;
     if (free >= floor) for (const vm of live) vm.tracked.baseBytes = footprint(vm);
-    const allowed = allowances(free, floor, live);
+    const allowed = allowances(free - this.heldBytes, floor, live);
     await Promise.all(
       live.map((vm, i) =>
         vm.tracked.cap

@@ -150,8 +150,12 @@ export async function startVmMachines({
     },
     async copy(from, to) {
       const need = await imageFootprint(spec(from).diskDir);
-      await watchdog.assertRoom(`copy vm "${from.name}"`, need);
-      await runtime.copy(spec(from), spec(to));
+      const release = await watchdog.assertRoom(`copy vm "${from.name}"`, need);
+      try {
+        await runtime.copy(spec(from), spec(to));
+      } finally {
+        release();
+      }
       bootInBackground(to);
     },
     async restart(vm) {
