@@ -10,6 +10,7 @@ import type { ServiceDeps, ServiceEndpoints } from '../deps.js';
 import { isPrivateAddress } from '../rules/private-address.js';
 import { quote } from '../rules/validate.js';
 import { refuseOwnListener } from './loop.js';
+import { systemLookupTurns } from './lookup-turns.js';
 
 /** What decides whether a target is allowed. */
 export interface TargetPolicy {
@@ -52,7 +53,8 @@ export async function resolveTargetHost(hostname: string): Promise<string[]> {
     .toLowerCase();
   if (isIP(host) !== 0) return [host];
   if (host === 'localhost' || host.endsWith('.localhost')) return ['127.0.0.1', '::1'];
-  return (await lookup(host, { all: true })).map((found) => found.address);
+  const found = await systemLookupTurns.run(() => lookup(host, { all: true }));
+  return found.map((entry) => entry.address);
 }
 
 /**
