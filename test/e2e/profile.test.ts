@@ -115,7 +115,7 @@ describe('profile add', () => {
       ],
       [
         ['profile', 'bogus'],
-        'exectl profile has no subcommand "bogus": use add, list, use or remove — see "exectl profile --help"',
+        'exectl profile has no subcommand "bogus": one of add, list, use, remove — see "exectl profile --help"',
       ],
     ];
     for (const [args, line] of cases) {

@@ -25,7 +25,8 @@ export const command: CliCommand = {
     cmd
       .description('add, list, choose and remove profiles (a server URL, key, namespace)')
       // Takes what no subcommand matched, to name it in the error (commander would count it).
-      .argument('[subcommand]')
+      .argument('[command]')
+      .usage('<command> [arguments]')
       .addHelpText('after', PROFILE_HELP);
     cmd
       .command('add')
@@ -67,7 +68,7 @@ export const command: CliCommand = {
   run: (_ctx, operands) => {
     const [word] = operands;
     const what = word === undefined ? 'needs a subcommand' : `has no subcommand "${String(word)}"`;
-    throw new ExectlError('usage', `exectl profile ${what}: use add, list, use or remove`, {
+    throw new ExectlError('usage', `exectl profile ${what}: one of add, list, use, remove`, {
       hint: 'see "exectl profile --help"',
     });
   },
