@@ -18,7 +18,7 @@ export interface RequestLogEntry {
   detail?: string;
   /**
    * Routine traffic (health checks, refused protocol upgrades) is logged at debug level only,
-   * with the request's Host to tell its sender; a failure with a `detail` is still an error.
+   * with the request's Host to tell its sender; a crash (a 5xx with a `detail`) is still an error.
    */
   routine?: { host: string };
 }
@@ -51,10 +51,10 @@ export function logRequest(log: LogSink, entry: RequestLogEntry, now: Date = new
   );
 }
 
+/** 5xx answers at error, other requests at info, routine ones at debug unless they crashed. */
 function levelOf(entry: RequestLogEntry): LogLevel {
-  if (entry.detail !== undefined || (entry.routine === undefined && entry.status >= 500)) {
-    return 'error';
-  }
+  const failed = entry.status >= 500 && (entry.routine === undefined || entry.detail !== undefined);
+  if (failed) return 'error';
   return entry.routine === undefined ? 'info' : 'debug';
 }
 

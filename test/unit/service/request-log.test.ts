@@ -30,11 +30,13 @@ test('a 500 is logged at level error with its detail; other statuses at info', (
   const entry = { ...newLogEntry('http', 'whoami'), requestId: 'r' };
   logRequest(log, { ...entry, status: 500, detail: 'TypeError: boom' }, new Date(0));
   logRequest(log, { ...entry, status: 404 }, new Date(0));
+  logRequest(log, { ...entry, status: 401, detail: 'bad namespace' }, new Date(0));
   assert.deepEqual(
     lines.map(([line, level]) => [line.split(' ').slice(5).join(' '), level]),
     [
       ['status=500 ms=0.0 error="TypeError: boom"', 'error'],
       ['status=404 ms=0.0', 'info'],
+      ['status=401 ms=0.0 error="bad namespace"', 'info'],
     ],
   );
 });
