@@ -21,6 +21,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<{ command: CliCommand }>>>
   auth: () => import('./commands/auth/index.js'),
   completion: () => import('./commands/completion/index.js'),
   serve: () => import('./commands/serve/index.js'),
+  profile: () => import('./commands/profile/index.js'),
 };
 
 /** The end of `exectl --help`: made when help is shown, not at every start. */

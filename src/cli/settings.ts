@@ -9,7 +9,7 @@ export const DEFAULT_URL = 'http://127.0.0.1:7070';
 export const DEFAULT_DOMAIN = 'localhost';
 
 /** One entry of `profiles` in the config file; every field is optional. */
-interface Profile {
+export interface Profile {
   url?: string;
   key?: string;
   namespace?: string;
@@ -102,7 +102,7 @@ export function resolveSettings(
         : undefined;
     if (found === undefined) {
       throw new ExectlError('usage', `profile "${profileName}" not found`, {
-        hint: `add it under "profiles" in ${config?.path ?? configPath(env)}`,
+        hint: `see exectl profile list, or add it with exectl profile add ${profileName} --url URL (to ${config?.path ?? configPath(env)})`,
       });
     }
     profile = found;
@@ -161,7 +161,11 @@ export function vmNamespace(namespace: string, vm: string): string {
   return `v0@${vm}.${namespace.slice(3)}`;
 }
 
-function checkConfig(path: string, data: unknown): ConfigFile {
+/**
+ * The config file's rules, one source of truth: `data` (a parsed file, or one about to be
+ * written by `exectl profile`) as a ConfigFile, or a usage error naming `path`.
+ */
+export function checkConfig(path: string, data: unknown): ConfigFile {
   if (!isObject(data)) throw configError(path, 'must hold a JSON object');
   for (const key of Object.keys(data)) {
     if (key !== 'profiles' && key !== 'defaultProfile')
@@ -197,7 +201,7 @@ function configError(path: string, problem: string): ExectlError {
 }
 
 /** `~/x` means a path in the home folder, as in a shell. */
-function expandHome(path: string, env: Env): string {
+export function expandHome(path: string, env: Env): string {
   return path === '~' || path.startsWith('~/') ? join(homeDir(env), path.slice(1)) : path;
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { LogSink } from './config.js';
+import type { LogLevel, LogSink } from './config.js';
 
 /** One finished request, as the log line reports it (SPEC §7). Never a token or signature. */
 export interface RequestLogEntry {
@@ -16,7 +16,15 @@ export interface RequestLogEntry {
   durationMs: number;
   /** Only for failures the operator must see (500s): never shown to clients. */
   detail?: string;
+  /**
+   * Routine traffic (health checks, refused protocol upgrades) is logged at debug level only,
+   * with the request's Host to tell its sender; a crash (a 5xx with a `detail`) is still an error.
+   */
+  routine?: { host: string };
 }
+
+/** The longest Host a log line repeats: it is the sender's, not ours. */
+const HOST_SHOWN = 200;
 
 // A random prefix per process and a counter: unique across restarts, and free to make on the
 // hot path (no call into the random source per request).
@@ -32,11 +40,22 @@ export function newRequestId(): string {
 /** Formats and writes one line per request: time, id, key, command path, status, duration. */
 export function logRequest(log: LogSink, entry: RequestLogEntry, now: Date = new Date()): void {
   const detail = entry.detail === undefined ? '' : ` error=${JSON.stringify(entry.detail)}`;
+  const host =
+    entry.routine === undefined
+      ? ''
+      : ` host=${JSON.stringify(entry.routine.host.slice(0, HOST_SHOWN))}`;
   log(
     `${isoTime(now)} req=${entry.requestId} via=${entry.via} key=${entry.fingerprint} ` +
-      `cmd=${JSON.stringify(entry.path)} status=${entry.status} ms=${entry.durationMs.toFixed(1)}${detail}`,
-    entry.status >= 500 ? 'error' : 'info',
+      `cmd=${JSON.stringify(entry.path)}${host} status=${entry.status} ms=${entry.durationMs.toFixed(1)}${detail}`,
+    levelOf(entry),
   );
+}
+
+/** 5xx answers at error, other requests at info, routine ones at debug unless they crashed. */
+function levelOf(entry: RequestLogEntry): LogLevel {
+  const failed = entry.status >= 500 && (entry.routine === undefined || entry.detail !== undefined);
+  if (failed) return 'error';
+  return entry.routine === undefined ? 'info' : 'debug';
 }
 
 // Under load many lines share a millisecond; formatting the time once per millisecond keeps the

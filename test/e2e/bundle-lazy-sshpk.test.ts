@@ -52,7 +52,7 @@ for (const entry of [
   'main.cjs',
   commandChunk('inspect'),
   commandChunk('mint'),
-  ...['completion', 'ssh', 'auth', 'reflect', 'serve'].map(commandChunk),
+  ...['completion', 'ssh', 'auth', 'reflect', 'serve', 'profile'].map(commandChunk),
 ]) {
   test(`${entry.replace(/-\w+\.cjs$/, '')} loads no sshpk chunk statically`, () => {
     const loaded = staticClosure(entry);

@@ -59,6 +59,8 @@ test('the banner: actual addresses, runtime warning, owner, key, first command',
       `  Reflection  ${reflection}`,
       `  Data        ${server.dataDir}  (ephemeral: deleted when the server stops)`,
       '  Runtime     process',
+      '  Rate limit  60 requests per 60s for each key  (the default)',
+      '              --rate-limit N/DURATION changes it; --rate-limit 0 turns it off',
       '  Owner       me@example.com  (account created now)',
       `  Keys        ${fingerprint}  me@laptop`,
       '',
@@ -73,6 +75,34 @@ test('the banner: actual addresses, runtime warning, owner, key, first command',
     ].join('\n'),
   );
   assert.equal(server.stdout(), '', 'stdout stays clean');
+});
+
+test('the banner names the rate limit in force, where it came from and how to change it', async () => {
+  const cases: [string[], Record<string, string>, string, string][] = [
+    [
+      ['--rate-limit', '0'],
+      {},
+      'off  (--rate-limit)',
+      '--rate-limit N/DURATION turns it on, e.g. 60/60s',
+    ],
+    [
+      [],
+      { EXECTL_RATE_LIMIT: '1/500ms' },
+      '1 request per 500ms for each key  (EXECTL_RATE_LIMIT)',
+      '--rate-limit N/DURATION changes it; --rate-limit 0 turns it off',
+    ],
+  ];
+  for (const [args, env, limit, change] of cases) {
+    const other = await startServe(
+      ['--ephemeral', ...TEST_FLAGS, '--owner', 'me@example.com', ...args],
+      { home: dir.path, env },
+    );
+    const lines = other.stderr().split('\n');
+    const at = lines.indexOf(`  Rate limit  ${limit}`);
+    assert.ok(at > 0, other.stderr());
+    assert.equal(lines[at + 1], `              ${change}`);
+    await other.stop();
+  }
 });
 
 test('curl with a shell-recipe token: whoami answers the owner; one log line, no token', async () => {

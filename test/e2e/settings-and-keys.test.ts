@@ -121,7 +121,7 @@ describe('profiles: flags > env > profile > defaults', () => {
     assertOneLineError(
       await exectl(['--profile', 'nope', 'mint'], { home }),
       2,
-      `profile "nope" not found — add it under "profiles" in ${configPath}`,
+      `profile "nope" not found — see exectl profile list, or add it with exectl profile add nope --url URL (to ${configPath})`,
     );
   });
 

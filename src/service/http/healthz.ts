@@ -18,13 +18,15 @@ interface HealthOptions {
 /**
  * `GET /healthz` (SPEC §7): 200 `{"status":"ok","version","uptime_s"}` with no token once
  * `ready()`, else 503; `HEAD` answers the same without the body, any other method 405 with
- * `Allow: GET, HEAD`, as /exec does for its own. Logged like every request. The uptime counts
+ * `Allow: GET, HEAD`, as /exec does for its own. Logged at debug level only, with the Host that
+ * polls (health checks come every few seconds and would drown the requests). The uptime counts
  * from the handler's creation, when the service starts.
  */
 export function createHealthHandler(options: HealthOptions) {
   const started = performance.now();
   return (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const entry = newLogEntry('http', `${req.method} /healthz`);
+    entry.routine = { host: req.headers.host ?? '-' };
     const idHeader = { 'X-Request-Id': entry.requestId };
     return runLogged(
       options.log,

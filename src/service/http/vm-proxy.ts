@@ -107,7 +107,8 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
       // A client resetting the connection must never become an unhandled error.
       socket.on('error', () => socket.destroy());
       const label = vmLabelFromHost(req.headers.host, config.domain);
-      const entry = newLogEntry(label === null ? 'http' : 'proxy', `${req.method} ${label ?? '-'}`);
+      const entry =
+        label === null ? refusedUpgradeEntry(req) : newLogEntry('proxy', `${req.method} ${label}`);
       const work = async () => {
         if (label === null) throw upgradeRefused();
         return tunnelToVm(req, socket, head, await target(req, label, entry, true));
@@ -141,6 +142,20 @@ function ownPortsOf(endpoints: ServiceDeps['endpoints']): () => Set<number> {
     return ports;
   };
 }
+
+/**
+ * The log entry of an upgrade to the service itself, refused: routine noise (a browser or a
+ * tool probing for a WebSocket), at debug level, with its path and Host to tell who sent it.
+ */
+function refusedUpgradeEntry(req: IncomingMessage): RequestLogEntry {
+  const path = (req.url ?? '/').split('?')[0]!.slice(0, PATH_SHOWN);
+  const entry = newLogEntry('http', `${req.method} ${path}`);
+  entry.routine = { host: req.headers.host ?? '-' };
+  return entry;
+}
+
+/** The longest path of a refused upgrade a log line repeats. */
+const PATH_SHOWN = 200;
 
 /**
  * Node hands every upgrade request of the listener to the proxy, /exec's too; only VM servers

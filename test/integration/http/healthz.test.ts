@@ -27,9 +27,14 @@ test('GET /healthz: 200 with exactly status, version and uptime_s; no token need
   const body = JSON.parse(text) as { uptime_s: number };
   assert.deepEqual(body, { status: 'ok', version: VERSION, uptime_s: body.uptime_s });
   assert.ok(body.uptime_s >= 0 && body.uptime_s < 60, text);
-  // A query string changes nothing; the request is logged like every other.
+  // A query string changes nothing; the request is logged (at debug level) with its Host.
   assert.equal((await fetch(`${svc.url}/healthz?probe=1`)).status, 200);
-  assert.ok(svc.logs.some((l) => / via=http key=- cmd="GET \/healthz" status=200 /.test(l)));
+  const host = svc.url.slice('http://'.length);
+  assert.ok(
+    svc.logs.some((l) =>
+      l.includes(` via=http key=- cmd="GET /healthz" host="${host}" status=200 `),
+    ),
+  );
 });
 
 test('HEAD /healthz: 200, no body (curl -I)', async () => {

@@ -162,12 +162,13 @@ test('resolveSettings: a named profile must exist (also a name from Object.proto
         err instanceof ExectlError &&
         err.code === 'usage' &&
         err.message === `profile "${name}" not found` &&
-        err.hint === `add it under "profiles" in ${CONFIG.path}`,
+        err.hint ===
+          `see exectl profile list, or add it with exectl profile add ${name} --url URL (to ${CONFIG.path})`,
     );
   }
   assert.throws(() => resolveSettings({ profile: 'work' }, HOME, undefined), {
     message: 'profile "work" not found',
-    hint: 'add it under "profiles" in /home/u/.config/exectl/config.json',
+    hint: 'see exectl profile list, or add it with exectl profile add work --url URL (to /home/u/.config/exectl/config.json)',
   });
 });
 

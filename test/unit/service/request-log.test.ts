@@ -1,7 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LogLevel } from '../../../src/service/config.js';
-import { logRequest, newLogEntry, newRequestId } from '../../../src/service/request-log.js';
+import {
+  logRequest,
+  newLogEntry,
+  newRequestId,
+  type RequestLogEntry,
+} from '../../../src/service/request-log.js';
 
 function capture() {
   const lines: [string, LogLevel | undefined][] = [];
@@ -25,12 +30,36 @@ test('a 500 is logged at level error with its detail; other statuses at info', (
   const entry = { ...newLogEntry('http', 'whoami'), requestId: 'r' };
   logRequest(log, { ...entry, status: 500, detail: 'TypeError: boom' }, new Date(0));
   logRequest(log, { ...entry, status: 404 }, new Date(0));
+  logRequest(log, { ...entry, status: 401, detail: 'bad namespace' }, new Date(0));
   assert.deepEqual(
     lines.map(([line, level]) => [line.split(' ').slice(5).join(' '), level]),
     [
       ['status=500 ms=0.0 error="TypeError: boom"', 'error'],
       ['status=404 ms=0.0', 'info'],
+      ['status=401 ms=0.0 error="bad namespace"', 'info'],
     ],
+  );
+});
+
+test('routine requests: debug level, with their Host (JSON-quoted, cut at 200); errors stay errors', () => {
+  const { lines, log } = capture();
+  const entry = { ...newLogEntry('http', 'GET /healthz'), requestId: 'r' };
+  const cases: [Partial<RequestLogEntry>, string, LogLevel][] = [
+    [{ status: 200 }, 'host="h:1" status=200 ms=0.0', 'debug'],
+    [{ status: 503 }, 'host="h:1" status=503 ms=0.0', 'debug'],
+    [{ status: 500, detail: 'boom' }, 'host="h:1" status=500 ms=0.0 error="boom"', 'error'],
+    [
+      { status: 400, routine: { host: `\u001b[31m${'x'.repeat(300)}` } },
+      `host="\\u001b[31m${'x'.repeat(195)}" status=400 ms=0.0`,
+      'debug',
+    ],
+  ];
+  for (const [fields] of cases) {
+    logRequest(log, { ...entry, routine: { host: 'h:1' }, ...fields }, new Date(0));
+  }
+  assert.deepEqual(
+    lines.map(([line, level]) => [line.split(' ').slice(6).join(' '), level]),
+    cases.map(([, rest, level]) => [rest, level]),
   );
 });
 

@@ -92,6 +92,8 @@ async function answerAt(
       };
     case 'vm':
       return vmAnswer(sources());
+    case 'profile':
+      return words(sources().profiles());
     case 'server': {
       const from = sources();
       const commands = await from.serverCommands();

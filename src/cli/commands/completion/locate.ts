@@ -12,6 +12,8 @@ export type Position =
   | { kind: 'word'; command: CompletionCommand }
   /** The VM of `exectl ssh`. */
   | { kind: 'vm' }
+  /** A profile of the config file (`exectl profile use|remove`). */
+  | { kind: 'profile' }
   /** A word of the command line `exectl run` sends; `typed` are the line's words before it. */
   | { kind: 'server'; typed: string[] }
   | { kind: 'files' }
@@ -62,6 +64,9 @@ export function locate(model: CompletionModel, words: readonly string[]): Locati
   return { position: positionIn(command, operands, current), globals };
 }
 
+/** The commands whose one operand is a profile that exists. */
+const PROFILE_OPERAND: ReadonlySet<string> = new Set(['profile use', 'profile remove']);
+
 function positionIn(
   command: CompletionCommand,
   operands: readonly string[] | undefined,
@@ -73,6 +78,9 @@ function positionIn(
   }
   if (operands === undefined && current.startsWith('-')) return { kind: 'flag', command };
   if (key === 'ssh') return (operands ?? []).length === 0 ? { kind: 'vm' } : { kind: 'nothing' };
+  if (PROFILE_OPERAND.has(key)) {
+    return (operands ?? []).length === 0 ? { kind: 'profile' } : { kind: 'nothing' };
+  }
   if (operands !== undefined && operands.length > 0) return { kind: 'nothing' };
   if (command.subcommands.length > 0 || command.choices.length > 0) {
     return { kind: 'word', command };

@@ -20,6 +20,8 @@ export interface BannerFacts {
   /** The first account, and whether this start created it. */
   owner: { email: string; created: boolean; keys: { name: string; fingerprint: string }[] };
   accounts: number;
+  /** The rate limit in force, in words, and where it came from (`the default`, `--rate-limit`). */
+  rateLimit: { text: string; from: string };
   /** How the client is started here: `exectl` when it is on PATH, else `npx exectl`. */
   client: string;
 }
@@ -42,6 +44,7 @@ export function renderBanner(facts: BannerFacts, style: Style): string {
         : facts.dataDir,
     ],
     ['Runtime', runtimeLine(facts.runtime, style)],
+    ...rateLimitRows(facts.rateLimit, style),
     ['Owner', ownerLine(facts, style)],
   ];
   const keys = facts.owner.keys.map((k) => `${k.fingerprint}  ${style.label(k.name)}`);
@@ -69,6 +72,18 @@ export function firstCommand(facts: Pick<BannerFacts, 'http' | 'domain' | 'clien
   if (facts.domain !== DEFAULT_DOMAIN) words.push(`--namespace v0@${facts.domain}`);
   words.push('whoami');
   return words.join(' ');
+}
+
+/** What the limit is, and how to change it: the first thing to look at after a 429. */
+function rateLimitRows(rate: BannerFacts['rateLimit'], style: Style): [string, string][] {
+  const change =
+    rate.text === 'off'
+      ? '--rate-limit N/DURATION turns it on, e.g. 60/60s'
+      : '--rate-limit N/DURATION changes it; --rate-limit 0 turns it off';
+  return [
+    ['Rate limit', `${rate.text}  ${style.label(`(${rate.from})`)}`],
+    ['', style.label(change)],
+  ];
 }
 
 function sshCommand(ssh: { host: string; port: number }): string {

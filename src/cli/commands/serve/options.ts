@@ -56,6 +56,8 @@ export interface ServeSettings {
   tls: { certPath: string; keyPath: string } | null;
   runtime: 'auto' | 'bwrap' | 'process';
   rateLimit: RateLimit | null;
+  /** The rate limit in words (`60 requests per 60s for each key`, `off`) and where it came from. */
+  rateLimitShown: { text: string; from: string };
   seedPath: string | undefined;
   logLevel: LogLevel;
   /** Integrations may forward to loopback, link-local and the host's own addresses. */
@@ -94,6 +96,8 @@ export function resolveServeSettings(flags: ServeFlags, env: Env): ServeSettings
   }
 
   const sshListen = pick('ssh-listen', flags.sshListen) ?? from(DEFAULTS.sshListen);
+  const rateSource = pick('rate-limit', flags.rateLimit) ?? from(DEFAULTS.rateLimit);
+  const rate = rateLimit(rateSource);
   return {
     listen: listenAddress(pick('listen', flags.listen) ?? from(DEFAULTS.listen)),
     sshListen: sshListen.value === 'off' ? null : listenAddress(sshListen),
@@ -106,7 +110,8 @@ export function resolveServeSettings(flags: ServeFlags, env: Env): ServeSettings
     authorizedKeys: authorizedKeys(flags, env),
     tls: tlsCert && tlsKey ? { certPath: tlsCert.value, keyPath: tlsKey.value } : null,
     runtime: oneOf(pick('runtime', flags.runtime) ?? from('auto'), RUNTIMES),
-    rateLimit: rateLimit(pick('rate-limit', flags.rateLimit) ?? from(DEFAULTS.rateLimit)),
+    rateLimit: rate,
+    rateLimitShown: { text: rateLimitText(rateSource.value, rate), from: rateSource.from },
     seedPath: pick('seed', flags.seed)?.value,
     logLevel: oneOf(pick('log-level', flags.logLevel) ?? from('info'), LOG_LEVELS),
     allowPrivateTargets:
@@ -210,6 +215,13 @@ function rateLimit(source: Sourced<string>): RateLimit | null {
     });
   }
   return parsed;
+}
+
+/** `60 requests per 60s for each key`, with the duration as given; `off` for none. */
+function rateLimitText(given: string, rate: RateLimit | null): string {
+  if (rate === null) return 'off';
+  const per = given.trim().slice(given.trim().indexOf('/') + 1);
+  return `${rate.capacity} ${rate.capacity === 1 ? 'request' : 'requests'} per ${per} for each key`;
 }
 
 // `--max-vm-memory 8G --max-vm-cpus 4 --max-vm-disk 50G`: sizes as `resize` takes them.

@@ -126,6 +126,7 @@ async function start(
         ephemeral: data.ephemeral,
         runtime: service.runtime,
         domain: settings.domain,
+        rateLimit: settings.rateLimitShown,
         owner,
         accounts: service.store.listAccounts().length,
         client: (await isOnPath('exectl', ctx.env.PATH)) ? 'exectl' : 'npx exectl',

@@ -86,6 +86,17 @@ const TABLE: [string[], string[] | 'files'][] = [
     ['--profile', ''],
     ['prod', 'staging'],
   ],
+  // `profile use|remove`: a profile of the config file, then nothing.
+  [
+    ['profile', ''],
+    ['add', 'list', 'remove', 'use'],
+  ],
+  [
+    ['profile', 'use', ''],
+    ['prod', 'staging'],
+  ],
+  [['profile', 'remove', 'st'], ['staging']],
+  [['profile', 'use', 'prod', ''], []],
   [['mint', '--key', 'id'], 'files'],
   [['inspect', ''], 'files'],
   [['mint', '--exp', ''], []],
