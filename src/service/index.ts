@@ -51,6 +51,7 @@ export {
   type RejectedKeyLine,
 } from './accounts.js';
 export { applySeed, exportSeed, parseSeed, type Seed } from './seed/index.js';
+export { releaseVmIdRanges } from './vm/index.js';
 
 /** A running service: where it listens, its store, and how to stop it. */
 export interface RunningService {
