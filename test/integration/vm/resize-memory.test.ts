@@ -40,7 +40,10 @@ describe('resize --memory below what the VM uses', () => {
     const host = await detectCgroups();
     assert.ok(!('problem' in host), 'these tests run with cgroups');
     const base = Number(await readFile(svc.dir.join('data', 'vms', '1', 'id-range'), 'utf8'));
-    const files = ['memory.limit_in_bytes', 'memory.max', 'cpu.cfs_quota_us', 'cpu.max'];
+    const files = [
+      ...['memory.limit_in_bytes', 'memory.memsw.limit_in_bytes', 'memory.max', 'memory.swap.max'],
+      ...['cpu.cfs_quota_us', 'cpu.max'],
+    ];
     const found: Record<string, string> = {};
     for (const dir of host.procsFiles(`vm-${base.toString(16)}`).map((f) => dirname(f))) {
       for (const file of files) {
@@ -48,7 +51,7 @@ describe('resize --memory below what the VM uses', () => {
         if (text !== undefined) found[file] = text.trim();
       }
     }
-    assert.ok(Object.keys(found).length === 2, JSON.stringify(found));
+    assert.ok(Object.keys(found).length >= 2, JSON.stringify(found));
     return found;
   };
 
@@ -95,5 +98,13 @@ describe('resize --memory below what the VM uses', () => {
       [(await stat()).limits.memory_bytes, (await stat()).limits.cpus],
       [1024 * MiB, 1],
     );
+    // In the kernel too, with no swap beyond the limit (v1: memory+swap the same; v2: none).
+    const kernel = await kernelLimits();
+    const memory = kernel['memory.limit_in_bytes'] ?? kernel['memory.max'];
+    assert.equal(memory, String(1024 * MiB));
+    if ('memory.memsw.limit_in_bytes' in kernel) {
+      assert.equal(kernel['memory.memsw.limit_in_bytes'], memory);
+    }
+    if ('memory.swap.max' in kernel) assert.equal(kernel['memory.swap.max'], '0');
   });
 });

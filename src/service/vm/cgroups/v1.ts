@@ -65,10 +65,8 @@ export class V1Cgroups implements CgroupBackend {
     return new V1Cgroups(found, await fileExists(join(found.memory, MEMSW)));
   }
 
-  create(name: string): Promise<void> {
-    return Promise.all(this.dirs(name).map((dir) => mkdir(dir, { recursive: true }))).then(
-      () => {},
-    );
+  async create(name: string): Promise<void> {
+    for (const dir of this.dirs(name)) await mkdir(dir, { recursive: true });
   }
 
   async apply(name: string, limits: VmLimits): Promise<void> {
