@@ -4,7 +4,7 @@ import { quote } from '../../rules/validate.js';
 import { findOwnVm } from '../shared/vm-access.js';
 import { MIN_DISK, MIN_MEMORY, parseCpus, parseSize } from '../../rules/limit-values.js';
 import { vmStateData } from './vm-state-view.js';
-import { MemoryInUse } from '../../vm/types.js';
+import { resizeMachine } from '../../rules/resize-machine.js';
 
 /** A size of `--flag`, at least `min` bytes. @throws 422 naming the flag and the value. */
 function sizeOf(flag: string, text: string, min: number): number {
@@ -58,16 +58,7 @@ export const resizeCommand: ServiceCommand = {
       ...(memory === undefined ? {} : { memoryBytes: sizeOf('memory', memory, MIN_MEMORY) }),
       ...(disk === undefined ? {} : { diskBytes: sizeOf('disk', disk, MIN_DISK) }),
     };
-    try {
-      await ctx.deps.machines.resize(vm, limits);
-    } catch (err) {
-      // The kernel could not reclaim the VM down to the new limit: nothing changed (SPEC §4).
-      if (!(err instanceof MemoryInUse)) throw err;
-      const used = Math.ceil(err.usedBytes / 2 ** 20);
-      throw commandFailed(
-        `vm "${vm.name}" uses ${used}M of memory now: resize to more than that, or free memory inside first`,
-      );
-    }
+    await resizeMachine(ctx.deps.machines, vm, limits);
     const resized = ctx.deps.store.getVm(vm.id) ?? vm;
     return json(vmStateData(resized, await ctx.deps.machines.stat(resized)));
   },
