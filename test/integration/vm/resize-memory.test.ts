@@ -10,7 +10,7 @@ import { detectCgroups } from '../../../src/service/vm/cgroups/index.js';
 import { FAR } from '../proxy/fixture.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
 
-const CMDS = JSON.stringify(['new', 'ssh', 'stat', 'resize']);
+const CMDS = JSON.stringify(['new', 'ssh', 'stat', 'resize', 'rm']);
 const MiB = 2 ** 20;
 
 describe('resize --memory below what the VM uses', () => {
@@ -60,7 +60,11 @@ describe('resize --memory below what the VM uses', () => {
     token = await svc.token(`{"exp":${FAR},"cmds":${CMDS}}`);
     assert.equal((await exec('new --name web')).status, 200);
   });
-  after(() => svc.stop());
+  after(async () => {
+    // rm gives the VM's host-wide id range back; stopping the service alone would not.
+    await exec('rm web');
+    await svc.stop();
+  });
 
   test('a VM holding ~300 MiB: resize --memory 128M is a 422 naming its use; limits unchanged', async () => {
     // 300 MiB written (so really held), kept for at most 10 minutes; the VM goes with the test.
