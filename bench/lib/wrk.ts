@@ -2,7 +2,7 @@
 // benchmarks, always with one thread: a C client whose own cost is small and stable, to check
 // that a ratio measured with the in-process generator is not the generator's.
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -43,7 +43,9 @@ export async function runWrk(options: {
   /** Lua of its own (e.g. a `request` function), run after the settings above. */
   lua?: string;
 }): Promise<WrkResult> {
-  const script = join(tmpdir(), `exectl-wrk-${process.pid}.lua`);
+  // A private folder, removed whatever wrk does: a run leaves no script in /tmp.
+  const folder = await mkdtemp(join(tmpdir(), 'exectl-wrk-'));
+  const script = join(folder, 'request.lua');
   const lua = [
     `wrk.method = ${JSON.stringify(options.method ?? 'GET')}`,
     ...(options.body === undefined ? [] : [`wrk.body = ${JSON.stringify(options.body)}`]),
@@ -52,23 +54,28 @@ export async function runWrk(options: {
     ),
     options.lua ?? '',
   ].join('\n');
-  await writeFile(script, `${lua}\n`);
-  const { stdout } = await promisify(execFile)(
-    'wrk',
-    [
-      '-t1',
-      `-c${options.connections}`,
-      `-d${Math.round(options.durationMs / 1000)}s`,
-      '--latency',
-      // A 200 MB answer may take longer than wrk's default 2 s on a busy machine.
-      '--timeout',
-      '60s',
-      '-s',
-      script,
-      options.url,
-    ],
-    { maxBuffer: 1 << 20 },
-  );
+  let stdout: string;
+  try {
+    await writeFile(script, `${lua}\n`);
+    ({ stdout } = await promisify(execFile)(
+      'wrk',
+      [
+        '-t1',
+        `-c${options.connections}`,
+        `-d${Math.round(options.durationMs / 1000)}s`,
+        '--latency',
+        // A 200 MB answer may take longer than wrk's default 2 s on a busy machine.
+        '--timeout',
+        '60s',
+        '-s',
+        script,
+        options.url,
+      ],
+      { maxBuffer: 1 << 20 },
+    ));
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
   const number = (pattern: RegExp) => {
     const m = pattern.exec(stdout);
     if (m === null) throw new Error(`wrk printed no ${pattern}:\n${stdout}`);

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createService } from '../../dist/service/index.js';
+import { createService, releaseVmIdRanges } from '../../dist/service/index.js';
 
 const options = JSON.parse(process.argv[2]);
 const dataDir = mkdtempSync(join(tmpdir(), 'exectl-bench-'));
@@ -58,8 +58,11 @@ if (options.vm) {
   if (options.vmServer) await startVmServer(store.setDefaultPort(vm.id, options.vmServer));
 }
 process.stdout.write(service.endpoints.http + '\n');
+// Its VMs' host-wide id ranges (/var/lib/exectl/id-ranges) go back before their disks go:
+// a bench run leaves no claim behind.
 const stop = async () => {
   await service.close();
+  await releaseVmIdRanges(dataDir);
   rmSync(dataDir, { recursive: true, force: true });
   process.exit(0);
 };

@@ -11,7 +11,7 @@ import { fsCause } from '../fs-cause.js';
 import { ensureAccount } from '../service/accounts.js';
 import type { ServiceConfig } from '../service/config.js';
 import { FaultTable, type FaultSpec } from '../service/dispatch/faults.js';
-import { createService, type RunningService } from '../service/index.js';
+import { createService, releaseVmIdRanges, type RunningService } from '../service/index.js';
 import { parseRegistrableKey } from '../service/rules/registrable-key.js';
 import { emptyDataFolder } from '../service/store/empty-data-folder.js';
 import type { SeedDocument } from '../service/seed/document.js';
@@ -124,6 +124,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       },
       async reset() {
         await service.close();
+        await releaseVmIdRanges(dataDir);
         emptyDataFolder(dataDir);
         service = await start();
       },

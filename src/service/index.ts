@@ -66,6 +66,7 @@ export {
   type AdminRequest,
   type RemovedAccountSummary,
 } from './admin/index.js';
+export { releaseVmIdRanges } from './vm/index.js';
 
 /** A running service: where it listens, its store, and how to stop it. */
 export interface RunningService {

@@ -8,11 +8,21 @@ const GIVE_UP_MS = 20_000;
 
 const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
 
-/** Runs exectl with stdin, stdout and stderr on one pty; returns the exit code and the screen. */
+/** What to type once the screen shows `after` (e.g. the answer to a question). */
+export interface TypedReply {
+  after: string;
+  type: string;
+}
+
+/**
+ * Runs exectl with stdin, stdout and stderr on one pty; returns the exit code and the screen.
+ * With `reply`, types `reply.type` once `reply.after` is on the screen.
+ */
 export async function onTerminal(
   home: string,
   args: readonly string[],
   env: Record<string, string> = {},
+  reply?: TypedReply,
 ): Promise<{ code: number | null; screen: string }> {
   const exec = [process.execPath, join(REPO, 'bin', 'exectl.cjs'), ...args].map(quote).join(' ');
   // `script` without a terminal of its own makes a 0x0 pty: give it a real size.
@@ -23,7 +33,14 @@ export async function onTerminal(
   });
   const giveUp = setTimeout(() => child.kill(), GIVE_UP_MS);
   let screen = '';
-  child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString('utf8')));
+  let typed = reply === undefined;
+  child.stdout.on('data', (chunk: Buffer) => {
+    screen += chunk.toString('utf8');
+    if (!typed && screen.includes(reply!.after)) {
+      typed = true;
+      child.stdin.write(reply!.type);
+    }
+  });
   const [code] = (await once(child, 'close')) as [number | null];
   clearTimeout(giveUp);
   return { code, screen };

@@ -3,6 +3,7 @@
 // gives, limits applied as `resize` applies them; the shares named are added.
 import { emojiFor } from '../rules/emoji.js';
 import { makeMachineOrDiscard } from '../rules/make-machine.js';
+import { resizeMachine } from '../rules/resize-machine.js';
 import { sameEmail } from '../rules/validate.js';
 import { asSeedConflict, seedConflict, seedEntry, type SeedChanges } from './conflict.js';
 import type { SeedAccount, SeedVm } from './parse.js';
@@ -57,7 +58,7 @@ async function applyLimits(target: VmTarget, wanted: SeedVm, vm: VmRecord): Prom
   if (wanted.limits === undefined) return false;
   const limits = { ...vm.limits, ...wanted.limits };
   if (JSON.stringify(limits) === JSON.stringify(vm.limits)) return false;
-  await target.machines.resize(vm, limits).catch((err: unknown) => {
+  await resizeMachine(target.machines, vm, limits).catch((err: unknown) => {
     throw asSeedConflict(wanted.path, err);
   });
   return true;

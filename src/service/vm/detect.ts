@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { ExectlError } from '../../errors.js';
 import { BwrapRuntime } from './bwrap-runtime.js';
 import { clientMounts, ensureBaseSystem, hostSystem } from './base-system.js';
-import { detectCgroups } from './cgroups.js';
+import { detectCgroups } from './cgroups/index.js';
 import { DEFAULT_PATH } from './command-env.js';
 import { DEFAULT_REGISTRY } from './id-ranges.js';
 import { prepareRunDir } from './machine-vms.js';

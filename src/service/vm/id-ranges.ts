@@ -50,12 +50,35 @@ export async function idBaseOf(diskDir: string, registry = DEFAULT_REGISTRY): Pr
   return base;
 }
 
-/** Gives the range of a removed VM back. */
-export async function releaseIdRange(diskDir: string, registry = DEFAULT_REGISTRY): Promise<void> {
+/** Gives the range of a removed VM back; false when the VM held none. */
+export async function releaseIdRange(
+  diskDir: string,
+  registry = DEFAULT_REGISTRY,
+): Promise<boolean> {
   const recorded = Number((await readText(join(diskDir, RANGE_RECORD))).trim());
-  if (!Number.isInteger(recorded) || recorded < FIRST_BASE) return;
+  if (!Number.isInteger(recorded) || recorded < FIRST_BASE) return false;
   const file = join(registry, String(slotOf(recorded)));
-  if ((await readText(file)) === resolve(diskDir)) await rm(file, { force: true });
+  if ((await readText(file)) !== resolve(diskDir)) return false;
+  await rm(file, { force: true });
+  return true;
+}
+
+/**
+ * Gives back the ranges of the VMs of the data folder `dataDir` (their disks are in
+ * `<data>/vms/<id>`, as machines.ts puts them), before `serve reset` deletes them; a claim
+ * another folder holds is left alone. How many it gave back.
+ */
+export async function releaseVmIdRanges(
+  dataDir: string,
+  registry = DEFAULT_REGISTRY,
+): Promise<number> {
+  const vmsDir = join(dataDir, 'vms');
+  const folders = await readdir(vmsDir, { withFileTypes: true }).catch(() => []);
+  let released = 0;
+  for (const folder of folders.filter((f) => f.isDirectory())) {
+    if (await releaseIdRange(join(vmsDir, folder.name), registry)) released++;
+  }
+  return released;
 }
 
 function slotOf(base: number): number {

@@ -16,3 +16,4 @@ export type {
 export { createRuntime } from './create-runtime.js';
 export { detectRuntime, detectSandboxMode, type MachineOptions } from './detect.js';
 export { startVmMachines, type RunningVmMachines } from './machines.js';
+export { releaseVmIdRanges } from './id-ranges.js';

@@ -6,7 +6,7 @@ import { readlinkSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
-import type { VmCgroup } from './cgroups.js';
+import type { VmCgroup } from './cgroups/index.js';
 import { DEFAULT_PATH } from './command-env.js';
 import { IMAGE_NAME } from './disk-image.js';
 import { launcherArgv, LAUNCHER_FD } from './machine-launcher.js';

@@ -2,7 +2,7 @@
 // range, cgroup and network, booted by machine-init.ts.
 import { chmod, mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { VmCgroup } from './cgroups.js';
+import { VmCgroup } from './cgroups/index.js';
 import { createDisk } from './disk.js';
 import type { MountedDisk } from './disk-watchdog.js';
 import {

@@ -1,7 +1,7 @@
 // Which tools the bwrap runtime needs, and in which mode it runs VMs.
 import { readFileSync } from 'node:fs';
 import type { ClientMounts } from './base-system.js';
-import type { CgroupHost } from './cgroups.js';
+import type { CgroupHost } from './cgroups/index.js';
 import type { DiskTools } from './disk-image.js';
 import type { ImageTemplates } from './image-template.js';
 import { findExecutable } from './executables.js';

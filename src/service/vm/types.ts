@@ -1,9 +1,10 @@
-import type { VmLimits, VmUsage } from './cgroups.js';
+import type { VmLimits, VmUsage } from './cgroups/index.js';
 import type { MountedDisk } from './disk-watchdog.js';
 import type { SandboxMode } from './sandbox-identity.js';
 import { DEFAULT_VM_LIMITS } from '../store/vm-records.js';
 
-export type { VmLimits, VmUsage } from './cgroups.js';
+export type { VmLimits, VmUsage } from './cgroups/index.js';
+export { MemoryInUse } from './cgroups/index.js';
 
 // The contract of a VM runtime (SPEC §4): what the rest of the service may ask of the one room
 // that spawns processes. Two implementations: bwrap-runtime.ts and process-runtime.ts.

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdtemp, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { detectCgroups } from '../../../src/service/vm/cgroups.js';
+import { dirname, join } from 'node:path';
+import { detectCgroups } from '../../../src/service/vm/cgroups/index.js';
 import type { VmSpec } from '../../../src/service/vm/index.js';
 import { openVmFixture, type VmFixture } from './fixture.js';
 
@@ -148,8 +148,8 @@ async function cgroupFoldersOf(vm: VmSpec): Promise<string[]> {
   const host = await detectCgroups();
   assert.ok(!('problem' in host), 'these tests run with cgroups');
   const base = Number(await readFile(join(vm.diskDir, 'id-range'), 'utf8'));
-  const parents = host.kind === 'v2' ? [host.parent] : Object.values(host.parents);
-  return parents
-    .map((parent) => join(parent, `vm-${base.toString(16)}`))
+  return host
+    .procsFiles(`vm-${base.toString(16)}`)
+    .map((file) => dirname(file))
     .filter((dir) => existsSync(dir));
 }

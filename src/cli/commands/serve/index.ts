@@ -82,19 +82,22 @@ export const command: CliCommand = {
     cmd
       .command('reset')
       .description('empty a data folder: accounts, keys, VMs and their disks, integrations')
+      .option('-y, --yes', 'do not ask for confirmation on a terminal')
       .addHelpText(
         'after',
         `
 Works offline on the data folder of --data (or EXECTL_DATA, else the default)
-and is refused while a server runs on it. The SSH host key is kept; the next
-exectl serve bootstraps the owner again, as on a first start.
+and is refused while a server runs on it. Gives the VMs' host-wide id ranges
+back. On a terminal it asks first (--yes skips the question); without one it
+proceeds. The SSH host key is kept; the next exectl serve bootstraps the owner
+again, as on a first start.
 
 Example:
-  exectl serve reset --data ./state`,
+  exectl serve reset --data ./state --yes`,
       )
-      .action(async (_options: unknown, self: Command) => {
+      .action(async (options: { yes?: boolean }, self: Command) => {
         const { ctx, data } = await nestedRun(self, contextFor);
-        return (await import('./reset.js')).runReset(ctx, data);
+        return (await import('./reset.js')).runReset(ctx, data, options);
       });
     declareExportImport(cmd, contextFor);
   },

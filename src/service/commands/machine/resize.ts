@@ -4,6 +4,7 @@ import { quote } from '../../rules/validate.js';
 import { findOwnVm } from '../shared/vm-access.js';
 import { MIN_DISK, MIN_MEMORY, parseCpus, parseSize } from '../../rules/limit-values.js';
 import { vmStateData } from './vm-state-view.js';
+import { resizeMachine } from '../../rules/resize-machine.js';
 
 /** A size of `--flag`, at least `min` bytes. @throws 422 naming the flag and the value. */
 function sizeOf(flag: string, text: string, min: number): number {
@@ -32,7 +33,11 @@ export const resizeCommand: ServiceCommand = {
   usage: 'resize <vm> [--cpu N] [--memory SIZE] [--disk SIZE]',
   flags: [
     { name: 'cpu', type: 'string', description: 'CPUs the VM may use, e.g. 1 or 0.5' },
-    { name: 'memory', type: 'string', description: 'Memory limit, e.g. 512M or 4G' },
+    {
+      name: 'memory',
+      type: 'string',
+      description: 'Memory limit, e.g. 512M or 4G; never below what the VM holds now',
+    },
     {
       name: 'disk',
       type: 'string',
@@ -53,7 +58,7 @@ export const resizeCommand: ServiceCommand = {
       ...(memory === undefined ? {} : { memoryBytes: sizeOf('memory', memory, MIN_MEMORY) }),
       ...(disk === undefined ? {} : { diskBytes: sizeOf('disk', disk, MIN_DISK) }),
     };
-    await ctx.deps.machines.resize(vm, limits);
+    await resizeMachine(ctx.deps.machines, vm, limits);
     const resized = ctx.deps.store.getVm(vm.id) ?? vm;
     return json(vmStateData(resized, await ctx.deps.machines.stat(resized)));
   },

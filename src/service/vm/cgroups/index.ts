@@ -1,0 +1,56 @@
+// Resource limits per VM (SPEC §4) with the kernel's cgroups: v1 where controllers are mounted
+// one per folder (as on our machines), else v2 where the host has the unified hierarchy. The
+// backend is chosen once, at server start, by what the host offers.
+import { readFile } from 'node:fs/promises';
+import type { CgroupBackend } from './backend.js';
+import { parseMountinfo } from './mounts.js';
+import { V1Cgroups } from './v1.js';
+import { V2Cgroups } from './v2.js';
+
+export {
+  MemoryInUse,
+  type CgroupBackend,
+  type CgroupUsage,
+  type VmLimits,
+  type VmUsage,
+} from './backend.js';
+export { VmCgroup } from './vm-cgroup.js';
+export { V1Cgroups } from './v1.js';
+export { V2Cgroups } from './v2.js';
+
+/** Where VM cgroups are made on this host. */
+export type CgroupHost = CgroupBackend;
+
+/** Where the host's cgroups are described and mounted (tests point these at a fake). */
+export interface CgroupSources {
+  /** mountinfo of the server's mount namespace. */
+  mountinfo: string;
+  /** The server's own cgroups (`/proc/self/cgroup`). */
+  ownCgroup: string;
+  /** Where the unified (v2) hierarchy must be mounted to be used. */
+  root: string;
+}
+
+const HOST: CgroupSources = {
+  mountinfo: '/proc/self/mountinfo',
+  ownCgroup: '/proc/self/cgroup',
+  root: '/sys/fs/cgroup',
+};
+
+/**
+ * The cgroup backend of this host, or why VMs get no limits here (not root, no controller):
+ * v1 when every controller VMs need has a v1 hierarchy, else v2 when the unified hierarchy
+ * at `root` has them.
+ */
+export async function detectCgroups(
+  sources: CgroupSources = HOST,
+): Promise<CgroupHost | { problem: string }> {
+  const mounts = parseMountinfo(await readFile(sources.mountinfo, 'utf8').catch(() => ''));
+  const own = await readFile(sources.ownCgroup, 'utf8').catch(() => '');
+  const v1 = await V1Cgroups.find(mounts, own);
+  if (!('missing' in v1)) return v1;
+  if (!mounts.some((m) => m.fstype === 'cgroup2' && m.point === sources.root)) {
+    return { problem: `no cgroup v2 hierarchy and no v1 controller ${v1.missing.join(', ')}` };
+  }
+  return V2Cgroups.find(sources.root);
+}
