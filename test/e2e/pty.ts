@@ -8,22 +8,37 @@ const GIVE_UP_MS = 20_000;
 
 const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
 
-/** Runs exectl with stdin, stdout and stderr on one pty; returns the exit code and the screen. */
+/**
+ * Runs exectl with stdin, stdout and stderr on one pty; returns the exit code and the screen.
+ * The spinner is off (EXECTL_SPINNER=off) unless `env` turns it on: whether it appears depends
+ * on how busy the machine is, so only the tests of the spinner show it, on a held answer.
+ * `onScreen` sees the screen so far after each chunk (to release such an answer).
+ */
 export async function onTerminal(
   home: string,
   args: readonly string[],
   env: Record<string, string> = {},
+  onScreen: (screen: string) => void = () => {},
 ): Promise<{ code: number | null; screen: string }> {
   const exec = [process.execPath, join(REPO, 'bin', 'exectl.cjs'), ...args].map(quote).join(' ');
   // `script` without a terminal of its own makes a 0x0 pty: give it a real size.
   const command = `stty cols 100 rows 30 && exec ${exec}`;
   const child = spawn('script', ['-qfec', command, '/dev/null'], {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TERM: 'xterm', ...env },
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: home,
+      TERM: 'xterm',
+      EXECTL_SPINNER: 'off',
+      ...env,
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const giveUp = setTimeout(() => child.kill(), GIVE_UP_MS);
   let screen = '';
-  child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString('utf8')));
+  child.stdout.on('data', (chunk: Buffer) => {
+    screen += chunk.toString('utf8');
+    onScreen(screen);
+  });
   const [code] = (await once(child, 'close')) as [number | null];
   clearTimeout(giveUp);
   return { code, screen };
