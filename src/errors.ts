@@ -198,6 +198,8 @@ export function parseFailureKind(value: string | undefined): FailureKind | undef
   const [kind, ...rest] = (value ?? '').trim().split(' ');
   const argument = rest.join(' ');
   if (kind === 'not-found' && HEADER_WORDS.test(argument)) return { kind, listedBy: argument };
-  if (kind === 'not-owner') return { kind, owner: argument === '' ? undefined : argument };
+  // The owner goes to a terminal: only printable ASCII, as notOwner sends it.
+  if (kind === 'not-owner')
+    return { kind, owner: HEADER_WORDS.test(argument) ? argument : undefined };
   return undefined;
 }
