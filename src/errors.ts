@@ -162,3 +162,44 @@ export function publicFailure(err: unknown): PublicFailure {
 export function commandFailed(message: string, options?: ExectlErrorOptions): ExectlError {
   return new ExectlError('command_failed', message, options);
 }
+
+/**
+ * The header of a 422 that says what kind of failure it is, when the client can then say what
+ * to do about it (SPEC §8: `<what happened> — <what to do>`): `not-found <command that lists
+ * them>` or `not-owner [<owner's email>]`. SPEC §2's body stays `{"error": message}`; this is
+ * an addition that other clients may ignore.
+ */
+export const FAILURE_KIND_HEADER = 'X-Exec-Failure';
+
+/** A failure kind the client turns into a hint (see {@link FAILURE_KIND_HEADER}). */
+export type FailureKind =
+  { kind: 'not-found'; listedBy: string } | { kind: 'not-owner'; owner: string | undefined };
+
+/** A header value holds printable ASCII only: anything else is left out, never sent. */
+const HEADER_WORDS = /^[\x21-\x7e]+( [\x21-\x7e]+)*$/;
+
+/**
+ * 422 for something the caller named that is not there (or not visible), with the command
+ * that lists what is: `notFound('vm "web" not found', 'ls')`.
+ */
+export function notFound(message: string, listedBy: string): ExectlError {
+  return commandFailed(message, { headers: { [FAILURE_KIND_HEADER]: `not-found ${listedBy}` } });
+}
+
+/** 422 for a change only the owner may make, naming the owner when known (and printable). */
+export function notOwner(message: string, owner: string | undefined): ExectlError {
+  const value =
+    owner !== undefined && HEADER_WORDS.test(owner) ? `not-owner ${owner}` : 'not-owner';
+  return commandFailed(message, { headers: { [FAILURE_KIND_HEADER]: value } });
+}
+
+/** Reads {@link FAILURE_KIND_HEADER} back; undefined for a missing or unknown value. */
+export function parseFailureKind(value: string | undefined): FailureKind | undefined {
+  const [kind, ...rest] = (value ?? '').trim().split(' ');
+  const argument = rest.join(' ');
+  if (kind === 'not-found' && HEADER_WORDS.test(argument)) return { kind, listedBy: argument };
+  // The owner goes to a terminal: only printable ASCII, as notOwner sends it.
+  if (kind === 'not-owner')
+    return { kind, owner: HEADER_WORDS.test(argument) ? argument : undefined };
+  return undefined;
+}

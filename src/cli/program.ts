@@ -6,6 +6,7 @@ import { Command, CommanderError, type Option } from 'commander';
 import { ExectlError, exitCodeMeanings } from '../errors.js';
 import type { CliCommand, CommandOutcome } from './command.js';
 import { createContext, type CliProcess, type GlobalFlags } from './context.js';
+import { suggestionsFor } from '../did-you-mean.js';
 import { oneLine } from './output.js';
 
 /**
@@ -89,7 +90,7 @@ export async function runProgram(
   try {
     await program.parseAsync([...words], { from: 'user' });
   } catch (err) {
-    if (err instanceof CommanderError) return commanderOutcome(err, named);
+    if (err instanceof CommanderError) return commanderOutcome(err, named, program, words);
     throw err;
   }
   return outcome;
@@ -111,24 +112,27 @@ export async function wholeProgram(proc: CliProcess): Promise<Command> {
 }
 
 function createProgram(proc: CliProcess): Command {
-  return new Command('exectl')
-    .description(
-      'Mint SSH-signed bearer tokens, run commands on an exectl service, or serve one locally.',
-    )
-    .version(packageVersion(), '--version', 'print the version and exit')
-    .option('--url <url>', 'service URL (env EXECTL_URL; default http://127.0.0.1:7070)')
-    .option('--profile <name>', 'profile from the config file (env EXECTL_PROFILE)')
-    .option('--no-color', 'never colour the output (also NO_COLOR)')
-    .option('-q, --quiet', 'no warnings: only results and errors')
-    .addHelpText('after', globalHelp)
-    .showSuggestionAfterError()
-    .exitOverride()
-    .configureOutput({
-      writeOut: (text) => proc.stdout.write(text),
-      writeErr: (text) => proc.stderr.write(text),
-      // main.ts prints every error as one line; commander's own rendering is dropped.
-      outputError: () => {},
-    });
+  return (
+    new Command('exectl')
+      .description(
+        'Mint SSH-signed bearer tokens, run commands on an exectl service, or serve one locally.',
+      )
+      .version(packageVersion(), '--version', 'print the version and exit')
+      .option('--url <url>', 'service URL (env EXECTL_URL; default http://127.0.0.1:7070)')
+      .option('--profile <name>', 'profile from the config file (env EXECTL_PROFILE)')
+      .option('--no-color', 'never colour the output (also NO_COLOR)')
+      .option('-q, --quiet', 'no warnings: only results and errors')
+      .addHelpText('after', globalHelp)
+      // Suggestions come from did-you-mean.ts, the same as the server's (see commanderOutcome).
+      .showSuggestionAfterError(false)
+      .exitOverride()
+      .configureOutput({
+        writeOut: (text) => proc.stdout.write(text),
+        writeErr: (text) => proc.stderr.write(text),
+        // main.ts prints every error as one line; commander's own rendering is dropped.
+        outputError: () => {},
+      })
+  );
 }
 
 /**
@@ -177,15 +181,64 @@ function endOptionsAtFirstOperand(
 }
 
 /** Commander's help, version and parse errors as an outcome or a usage error. */
-function commanderOutcome(err: CommanderError, named: string | undefined): CommandOutcome {
+function commanderOutcome(
+  err: CommanderError,
+  named: string | undefined,
+  program: Command,
+  argv: readonly string[],
+): CommandOutcome {
   if (err.exitCode === 0) return undefined; // --help, --version, `help`
   // No command given: commander has already shown the help on stderr.
   if (err.code === 'commander.help') return new ExectlError('usage', 'no command given');
+  // A group with an action of its own (`auth`, `serve`) reports a mistyped subcommand as an
+  // excess argument.
+  const unknown =
+    err.code === 'commander.unknownCommand' || err.code === 'commander.excessArguments'
+      ? unknownCommand(program, argv)
+      : undefined;
+  if (unknown !== undefined) throw unknown;
   const command =
     named !== undefined && Object.hasOwn(COMMANDS, named) ? `exectl ${named}` : 'exectl';
   throw new ExectlError('usage', oneLine(err.message.replace(/^error: /, '')), {
     hint: `see "${command} --help"`,
   });
+}
+
+/**
+ * `exectl rn` or `exectl auth stauts`: the first word of `argv` that names no (sub)command, with
+ * the nearest names (did-you-mean.ts) as the hint, else where the commands are listed;
+ * undefined when the command that word follows has no subcommands (an excess argument).
+ */
+function unknownCommand(program: Command, argv: readonly string[]): ExectlError | undefined {
+  let parent = program;
+  let from = 0;
+  for (;;) {
+    const at = firstOperand(argv, from, [...parent.options, ...program.options]);
+    const word = at === undefined ? undefined : argv[at];
+    const child = parent.commands.find((c) => c.name() === word);
+    if (at === undefined || word === undefined || child === undefined) {
+      if (parent.commands.length === 0) return undefined;
+      const path = commandPath(parent);
+      const typed = word ?? '';
+      const near = suggestionsFor(
+        typed,
+        parent.commands.map((c) => c.name()),
+      ).map((name) => `"${path} ${name}"`);
+      const shown = [...path.split(' ').slice(1), typed].join(' ');
+      return new ExectlError('usage', `unknown command: ${shown}`, {
+        hint: near.length > 0 ? `did you mean ${near.join(' or ')}?` : `see "${path} --help"`,
+      });
+    }
+    parent = child;
+    from = at + 1;
+  }
+}
+
+/** `exectl serve accounts` for that command: its name and its parents'. */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c !== null; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
 }
 
 function packageVersion(): string {

@@ -82,7 +82,15 @@ test('no command: help on stderr, exit 2', async () => {
 test('usage errors are one line, exit 2, no stack trace', async () => {
   const cases: [string[], string][] = [
     [['--bogus'], 'unknown option \'--bogus\' — see "exectl --help"'],
-    [['mnt'], 'unknown command \'mnt\' (Did you mean mint?) — see "exectl --help"'],
+    // did-you-mean.ts, the same suggestions as the server's (issue 28).
+    [['mnt'], 'unknown command: mnt — did you mean "exectl mint"?'],
+    [['rn'], 'unknown command: rn — did you mean "exectl run"?'],
+    [['auth', 'stauts'], 'unknown command: auth stauts — did you mean "exectl auth status"?'],
+    [
+      ['serve', 'accounts', 'ad'],
+      'unknown command: serve accounts ad — did you mean "exectl serve accounts add"?',
+    ],
+    [['frobnicate'], 'unknown command: frobnicate — see "exectl --help"'],
     [['--profile'], 'option \'--profile <name>\' argument missing — see "exectl --help"'],
     [
       ['inspect', 'a', 'b'],

@@ -14,21 +14,36 @@ export interface TypedReply {
   type: string;
 }
 
+/** How a test takes part while exectl runs. */
+export interface TerminalPlay {
+  /** Types `reply.type` once `reply.after` is on the screen. */
+  reply?: TypedReply;
+  /** Sees the screen so far after each chunk (to release a held answer, say). */
+  onScreen?: (screen: string) => void;
+}
+
 /**
  * Runs exectl with stdin, stdout and stderr on one pty; returns the exit code and the screen.
- * With `reply`, types `reply.type` once `reply.after` is on the screen.
+ * The spinner is off (EXECTL_SPINNER=off) unless `env` turns it on: whether it appears depends
+ * on how busy the machine is, so only the tests of the spinner show it, on a held answer.
  */
 export async function onTerminal(
   home: string,
   args: readonly string[],
   env: Record<string, string> = {},
-  reply?: TypedReply,
+  { reply, onScreen }: TerminalPlay = {},
 ): Promise<{ code: number | null; screen: string }> {
   const exec = [process.execPath, join(REPO, 'bin', 'exectl.cjs'), ...args].map(quote).join(' ');
   // `script` without a terminal of its own makes a 0x0 pty: give it a real size.
   const command = `stty cols 100 rows 30 && exec ${exec}`;
   const child = spawn('script', ['-qfec', command, '/dev/null'], {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TERM: 'xterm', ...env },
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: home,
+      TERM: 'xterm',
+      EXECTL_SPINNER: 'off',
+      ...env,
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const giveUp = setTimeout(() => child.kill(), GIVE_UP_MS);
@@ -36,6 +51,7 @@ export async function onTerminal(
   let typed = reply === undefined;
   child.stdout.on('data', (chunk: Buffer) => {
     screen += chunk.toString('utf8');
+    onScreen?.(screen);
     if (!typed && screen.includes(reply!.after)) {
       typed = true;
       child.stdin.write(reply!.type);

@@ -43,7 +43,7 @@ test('--vm: a VM token for an existing VM; a missing VM is the command failing (
   assertOneLineError(
     await cli(['mint', '--svc1', '--vm', 'nope']),
     1,
-    'vm "nope" not found — see `exectl run help svc0-to-svc1`',
+    'vm "nope" not found — run `exectl run ls` to see yours',
   );
 });
 

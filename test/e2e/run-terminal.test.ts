@@ -67,28 +67,44 @@ describe('JSON on a terminal (--json)', () => {
 });
 
 describe('spinner', () => {
-  let slow: Loopback;
+  // The answer is held until the test releases it: the spinner's appearance then depends on no
+  // clock race, however busy the machine is.
+  let held: Loopback;
+  let release: (() => void) | undefined;
   before(async () => {
-    // Answers after 1.5 s: far past the spinner's 300 ms.
-    slow = await startLoopback((res) => {
-      setTimeout(() => answerJson(res, 200, { ok: true }), 1500);
+    held = await startLoopback((res) => {
+      release = () => {
+        release = undefined; // once
+        answerJson(res, 200, { ok: true });
+      };
     });
   });
-  after(() => slow.close());
+  after(() => held.close());
 
-  test('a slow answer shows a spinner on stderr, cleared before the output', async () => {
-    const { code, screen } = await onTerminal([
-      '--url',
-      slow.url,
-      '--no-color',
-      'run',
-      '--token',
-      'svc1.X',
-      'whoami',
-    ]);
+  const args = (...first: string[]) => [
+    ...first,
+    ...['--url', held.url, '--no-color', 'run', '--token', 'svc1.X', 'whoami'],
+  ];
+
+  test('a slow answer shows what it waits for and the seconds, cleared before the output', async () => {
+    release = undefined;
+    // Released once the spinner has counted a whole second (a bounded wait: pty.ts gives up).
+    const { code, screen } = await onTerminal_(
+      home,
+      args(),
+      { EXECTL_SPINNER: 'on' },
+      {
+        onScreen: (now) => {
+          if (/whoami: waiting for the server… [1-9]\d*s/.test(now)) release?.();
+        },
+      },
+    );
     assert.equal(code, 0, screen);
-    assert.ok(screen.includes('exectl run whoami'), JSON.stringify(screen));
-    assert.ok(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/.test(screen), JSON.stringify(screen));
+    assert.ok(screen.includes('whoami: waiting for the server… 0s'), JSON.stringify(screen));
+    assert.ok(
+      /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] whoami: waiting for the server… 1s/.test(screen),
+      JSON.stringify(screen),
+    );
     // The spinner's line is cleared (erase line, show the cursor) before the answer is printed:
     // the generic text, since `{"ok":true}` is not the shape of whoami's answer that the
     // client's view knows.
@@ -96,17 +112,20 @@ describe('spinner', () => {
     assert.ok(screen.includes(cleared + shown('ok: true\n')), JSON.stringify(screen));
   });
 
-  test('-q: no spinner', async () => {
-    const { code, screen } = await onTerminal([
-      '--url',
-      slow.url,
-      '--no-color',
-      '-q',
-      'run',
-      '--token',
-      'svc1.X',
-      'whoami',
-    ]);
+  test('-q: no spinner, however long the answer takes', async () => {
+    release = undefined;
+    // Released once the request is in and a spinner would be due (0.3 s): it never shows.
+    const watching = setInterval(() => release?.(), 1000);
+    const { code, screen } = await onTerminal_(home, args('-q'), { EXECTL_SPINNER: 'on' });
+    clearInterval(watching);
+    assert.deepEqual([code, screen], [0, shown('ok: true\n')]);
+  });
+
+  test('EXECTL_SPINNER=off: no spinner', async () => {
+    release = undefined;
+    const watching = setInterval(() => release?.(), 1000);
+    const { code, screen } = await onTerminal_(home, args(), { EXECTL_SPINNER: 'off' });
+    clearInterval(watching);
     assert.deepEqual([code, screen], [0, shown('ok: true\n')]);
   });
 });

@@ -102,12 +102,55 @@ describe('exit code and message of each status (SPEC §8)', () => {
     );
   });
 
-  test('422 → 1: the command ran and failed', async () => {
+  test("404 → 5: a likely typo gets the server's suggestion as a command to type", async () => {
+    assertOneLineError(
+      await run(['lss']),
+      5,
+      'unknown command: lss — did you mean `exectl run ls`?',
+    );
+    assertOneLineError(
+      await run(['ssh-key', 'lst']),
+      5,
+      'unknown command: ssh-key lst — did you mean `exectl run ssh-key list`?',
+    );
+  });
+
+  test('422 → 1: not found says where to see what there is, not "see help"', async () => {
     assertOneLineError(
       await run(['comment', 'nope', 'hello there']),
       1,
-      'vm "nope" not found — see `exectl run help comment`',
+      'vm "nope" not found — run `exectl run ls` to see yours',
     );
+    assertOneLineError(
+      await run(['ssh-key', 'remove', 'nokey']),
+      1,
+      'ssh key "nokey" not found — run `exectl run ssh-key list` to see yours',
+    );
+  });
+
+  test("422 → 1: bad arguments still point at the command's help", async () => {
+    assertOneLineError(
+      await run(['whoami', 'extra']),
+      1,
+      'unexpected argument "extra" — see `exectl run help whoami`',
+    );
+  });
+
+  test('422 → 1: a change only the owner may make names whom to ask', async () => {
+    assert.equal((await run(['new', '--name', 'shared-vm'])).code, 0);
+    assert.equal((await run(['share', 'add', 'shared-vm', 'guest@example.com'])).code, 0);
+    const guest = await svc.addAccount('guest@example.com');
+    assertOneLineError(
+      await run(['--key', guest.path, 'comment', 'shared-vm', 'hi']),
+      1,
+      'only the owner of vm "shared-vm" can change its comment — ask its owner, owner@example.com',
+    );
+    assertOneLineError(
+      await run(['--key', guest.path, 'comment', 'not-shared', 'hi']),
+      1,
+      'vm "not-shared" not found — run `exectl run ls` to see yours',
+    );
+    assert.equal((await run(['rm', 'shared-vm'])).code, 0, 'later tests expect no VM');
   });
 
   test("422 → 1 with a result: rm's partial result on stdout, its first failure on stderr", async () => {

@@ -139,7 +139,12 @@ test('on a terminal reset asks first: anything but y changes nothing; y empties'
   const question = `exectl: empty data folder ${data}: every account, key, VM with its disk and integration? [y/N] `;
   const args = ['serve', 'reset', '--data', data];
 
-  const declined = await onTerminal(dir.path, args, {}, { after: '[y/N] ', type: 'n\r' });
+  const declined = await onTerminal(
+    dir.path,
+    args,
+    {},
+    { reply: { after: '[y/N] ', type: 'n\r' } },
+  );
   assert.deepEqual(declined, {
     code: 2,
     screen: shown(
@@ -148,7 +153,7 @@ test('on a terminal reset asks first: anything but y changes nothing; y empties'
   });
   assert.ok(existsSync(`${data}/exectl.db`));
 
-  const agreed = await onTerminal(dir.path, args, {}, { after: '[y/N] ', type: 'y\r' });
+  const agreed = await onTerminal(dir.path, args, {}, { reply: { after: '[y/N] ', type: 'y\r' } });
   assert.deepEqual(agreed, {
     code: 0,
     screen: shown(

@@ -107,7 +107,7 @@ describe('exit codes', () => {
     assertOneLineError(
       await ssh(['nope', 'ls']),
       1,
-      'vm "nope" not found — see `exectl run help ssh`',
+      'vm "nope" not found — run `exectl run ls` to see yours',
     );
   });
 

@@ -1,7 +1,13 @@
 // What an `/exec` answer is (JSON, or the raw output of a VM command with its exit code), and a
 // failed one as the one ExectlError the user sees: the catalogue code that matches the status
 // (so main.ts exits with SPEC §8's code), the server's message, and what to do next.
-import { ExectlError, type ErrorCode } from '../../errors.js';
+import { splitSuggestions } from '../../did-you-mean.js';
+import {
+  ExectlError,
+  FAILURE_KIND_HEADER,
+  parseFailureKind,
+  type ErrorCode,
+} from '../../errors.js';
 import type { ExecResponse, ResponseHead } from './http.js';
 
 /** SPEC §2's statuses and the catalogue codes that carry their exit codes. */
@@ -44,6 +50,7 @@ export function responseError(response: ExecResponse, facts: RequestFacts): Exec
       hint: 'check that --url points at an exectl server',
     });
   }
+  if (response.status === 404) return unknownCommand(failure.message);
   // SPEC §8: every 401 names the key that signed and where it came from.
   const message =
     response.status === 401 && facts.signedBy !== undefined
@@ -52,6 +59,19 @@ export function responseError(response: ExecResponse, facts: RequestFacts): Exec
   return new ExectlError(codeForStatus(response.status), message, {
     hint: hintFor(response, failure, facts),
   });
+}
+
+/**
+ * A 404: the server's suggestion (`unknown command: lss — did you mean "ls"?`) becomes the hint,
+ * worded as the command to type here; without one, where the list of commands is.
+ */
+function unknownCommand(text: string): ExectlError {
+  const { message, suggestions } = splitSuggestions(text);
+  const hint =
+    suggestions.length === 0
+      ? 'run `exectl run help` to list the commands'
+      : `did you mean ${suggestions.map((s) => `\`exectl run ${s}\``).join(' or ')}?`;
+  return new ExectlError('unknown_command', message, { hint });
 }
 
 /**
@@ -123,14 +143,12 @@ function hintFor(response: ExecResponse, failure: Failure, facts: RequestFacts):
         /^command not allowed: (.+)$/.exec(failure.message)?.[1] ?? facts.scope ?? 'the command';
       return `the token's cmds do not include "${path}": mint one with --cmds "${path}"`;
     }
-    case 404:
-      return 'run `exectl run help` to list the commands';
     case 405:
       return 'check that --url points at an exectl server';
     case 413:
       return 'a command line is at most 65536 bytes';
     case 422:
-      return failedHint(failure, facts);
+      return failedHint(response, failure, facts);
     case 429:
       return `retry after ${retryAfterSeconds(response)}s`;
     case 504:
@@ -142,9 +160,19 @@ function hintFor(response: ExecResponse, failure: Failure, facts: RequestFacts):
   }
 }
 
-function failedHint(failure: Failure, facts: RequestFacts): string {
+/**
+ * What to do after a 422: for something not found, the command that lists what there is; for a
+ * change only the owner may make, whom to ask (both told by the server's `X-Exec-Failure`);
+ * for anything else (bad flags, missing arguments), the command's help.
+ */
+function failedHint(response: ExecResponse, failure: Failure, facts: RequestFacts): string {
   if (failure.kind === 'raw') return 'its output is above; `exectl ssh` exits with its exit code';
   if (failure.kind === 'result') return 'its result is on stdout';
+  const kind = parseFailureKind(response.headers[FAILURE_KIND_HEADER.toLowerCase()]);
+  if (kind?.kind === 'not-found') return `run \`exectl run ${kind.listedBy}\` to see yours`;
+  if (kind?.kind === 'not-owner') {
+    return kind.owner === undefined ? 'ask its owner' : `ask its owner, ${kind.owner}`;
+  }
   const path = facts.scope?.split(' ')[0] === 'ssh' ? 'ssh' : facts.scope;
   return path === undefined ? 'see `exectl run help`' : `see \`exectl run help ${path}\``;
 }

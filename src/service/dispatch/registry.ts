@@ -1,4 +1,5 @@
 import { ExectlError } from '../../errors.js';
+import { suggestionsFor, withSuggestions } from '../../did-you-mean.js';
 import type { CommandDefinition, CommandNode, GroupDefinition } from './types.js';
 import { pathWords, validateDefinition } from './validate-definition.js';
 
@@ -86,7 +87,7 @@ export class CommandRegistry<Deps> {
     if (longest !== undefined) return longest;
     const next = argv[depth];
     const typed = next === undefined || (depth > 0 && next.startsWith('-')) ? depth : depth + 1;
-    throw unknownCommand(argv.slice(0, typed).join(' '));
+    throw unknownCommand(argv.slice(0, typed).join(' '), typed > depth ? node : undefined);
   }
 
   /**
@@ -94,9 +95,15 @@ export class CommandRegistry<Deps> {
    * @throws ExectlError `unknown_command` `unknown command: <path>`.
    */
   lookup(path: readonly string[]): CommandNode<Deps> {
-    let node: Node<Deps> | undefined = this.#root;
-    for (const word of path) node = node?.byWord.get(word);
-    if (node === undefined || node === this.#root) throw unknownCommand(path.join(' '));
+    let node = this.#root;
+    for (const [depth, word] of path.entries()) {
+      const child = node.byWord.get(word);
+      if (child === undefined) {
+        throw unknownCommand(path.join(' '), depth === path.length - 1 ? node : undefined);
+      }
+      node = child;
+    }
+    if (node === this.#root) throw unknownCommand('');
     return node;
   }
 
@@ -138,8 +145,19 @@ function asksForHelp(words: readonly string[]): boolean {
   return false;
 }
 
-function unknownCommand(name: string): ExectlError {
-  return new ExectlError('unknown_command', `unknown command: ${name}`, {
+/**
+ * SPEC §2's 404, followed by the nearest names under `parent` when the last word of `name` is a
+ * likely typo of one (`unknown command: ssh-key lst — did you mean "ssh-key list"?`).
+ */
+function unknownCommand<Deps>(name: string, parent?: Node<Deps>): ExectlError {
+  const typed = name.split(' ').at(-1) ?? '';
+  const near =
+    parent === undefined || typed.startsWith('-')
+      ? []
+      : suggestionsFor(typed, [...parent.byWord.keys()]).map(
+          (word) => parent.byWord.get(word)!.path,
+        );
+  return new ExectlError('unknown_command', withSuggestions(`unknown command: ${name}`, near), {
     hint: 'run "help" to list the commands',
   });
 }

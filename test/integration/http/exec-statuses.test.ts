@@ -156,6 +156,17 @@ describe('POST /exec statuses (SPEC §2)', () => {
     assertError(await exec(svc, onlyLs, 'ssh-key frob'), 404, 'unknown command: ssh-key frob');
   });
 
+  test("404 suggests the nearest commands after SPEC §2's message (issue 28)", async () => {
+    const cases: [line: string, message: string][] = [
+      ['lss', 'unknown command: lss — did you mean "ls"?'],
+      ['whoam --json', 'unknown command: whoam — did you mean "whoami"?'],
+      ['ssh-key lst', 'unknown command: ssh-key lst — did you mean "ssh-key list"?'],
+      ['rn', 'unknown command: rn — did you mean "rm"?'],
+      ['help whoam', 'unknown command: whoam — did you mean "whoami"?'],
+    ];
+    for (const [line, message] of cases) assertError(await exec(svc, all, line), 404, message);
+  });
+
   test('403 for a command outside cmds; a parent grants no subcommand', async () => {
     const onlyLs = await svc.token(`{"exp":${FAR},"cmds":["ls"]}`);
     assertError(await exec(svc, onlyLs, 'whoami'), 403, 'command not allowed: whoami');

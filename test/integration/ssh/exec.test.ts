@@ -57,6 +57,8 @@ test('exec: --help answers the command help as JSON with --json', async () => {
 const FAILURES: [line: string, exit: number, stderr: string][] = [
   ['frobnicate', 5, 'error: unknown command: frobnicate\n'],
   ['ssh-key frob', 5, 'error: unknown command: ssh-key frob\n'],
+  // The same suggestion as /exec's 404 (issue 28).
+  ['whoam', 5, 'error: unknown command: whoam — did you mean "whoami"?\n'],
   [`whoami 'unterminated`, 2, 'error: invalid command syntax: unterminated single quote\n'],
   ['rename no-such-vm other', 1, 'error: vm "no-such-vm" not found\n'],
   ['whoami extra', 1, 'error: unexpected argument "extra"\n'],

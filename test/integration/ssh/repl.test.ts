@@ -57,11 +57,14 @@ test('repl: a failing command prints its error and the session goes on', async (
   c.type('frobnicate\r');
   await c.waitFor('error: unknown command: frobnicate\r\n');
   await c.waitFor(PROMPT);
+  c.type('whoam\r');
+  await c.waitFor('error: unknown command: whoam — did you mean "whoami"?\r\n');
+  await c.waitFor(PROMPT);
   c.type('whoami --json\r');
   await c.waitFor(WHOAMI_JSON);
   c.type('quit\r');
   assert.equal(await c.exitCode(), 0);
-  assert.deepEqual(commandsLogged(from), ['"-" 404', '"whoami" 200']);
+  assert.deepEqual(commandsLogged(from), ['"-" 404', '"-" 404', '"whoami" 200']);
 });
 
 test('repl: backspace, arrows and Home edit the line before it runs', async () => {
@@ -137,9 +140,14 @@ test('exec on a pty: Ctrl-C cancels the command, the status is 130', async () =>
 });
 
 test('shell without a pty: each input line is a command, the status is the last one', async () => {
-  const r = await h.ssh(undefined, { extra: ['-T'], input: 'whoami --json\n\nfrobnicate\n' });
+  const input = 'whoami --json\n\nfrobnicate\nwhoam\n';
+  const r = await h.ssh(undefined, { extra: ['-T'], input });
   assert.match(r.stdout, /^\{"email":"owner@example\.com",.*\}\n$/);
-  assert.equal(r.stderr, 'error: unknown command: frobnicate\n');
+  // A likely typo gets the nearest command (issue 28); a far word gets none.
+  assert.equal(
+    r.stderr,
+    'error: unknown command: frobnicate\nerror: unknown command: whoam — did you mean "whoami"?\n',
+  );
   assert.equal(r.code, 5);
 });
 

@@ -19,6 +19,7 @@ import { answerText } from '../../exec/text.js';
 import { streamSink } from '../../output-sink.js';
 import { requestToken } from '../../exec/token.js';
 import { startSpinner } from '../../spinner.js';
+import { noteStillCreating, spinnerText } from './progress.js';
 
 interface RunOptions {
   token?: string;
@@ -49,7 +50,7 @@ async function runRun(
     prepared.grants,
   );
   const shape = answerShape(ctx, options);
-  const spinner = startSpinner(ctx, `exectl run ${prepared.path ?? prepared.scope ?? ''}`);
+  const spinner = startSpinner(ctx, spinnerText(prepared));
   let response: ExecResponse;
   try {
     response = await sendExec(ctx, {
@@ -76,6 +77,7 @@ async function runRun(
     });
   }
   await printBody(ctx, response, shape, prepared.line, false);
+  noteStillCreating(ctx, prepared, response.body);
   const cutOff = streamCutOff(response);
   if (cutOff !== undefined) throw cutOff;
   const exit = execExitCode(response);

@@ -1,5 +1,5 @@
 // How the integrations commands show an integration, and how they find one by name.
-import { commandFailed } from '../../../errors.js';
+import { notFound } from '../../../errors.js';
 import type { IntegrationRecord } from '../../store/index.js';
 import type { ServiceContext } from '../shared/command.js';
 import { quote } from '../../rules/validate.js';
@@ -53,7 +53,7 @@ export function integrationView(ctx: ServiceContext, record: IntegrationRecord):
 export function findIntegration(ctx: ServiceContext, name: string): IntegrationRecord {
   const integration = ctx.deps.store.getIntegration(ctx.principal.accountId, name);
   if (integration === undefined || !isIntegrationInTagScope(ctx.principal, integration)) {
-    throw commandFailed(`integration ${quote(name)} not found`);
+    throw notFound(`integration ${quote(name)} not found`, 'integrations list');
   }
   return integration;
 }

@@ -3,7 +3,7 @@
 // (`generate-api-key --tag T`) narrows that further to the VMs tagged T: the scope applies on
 // top of the visibility above, so it never widens it (a VM of another account tagged T is seen
 // only when it is shared with the caller, as without a scope).
-import { commandFailed, type ExectlError } from '../../../errors.js';
+import { notFound, notOwner, type ExectlError } from '../../../errors.js';
 import type { Principal } from '../../dispatch/types.js';
 import type { VmRecord } from '../../store/index.js';
 import { isInTagScope, tagScopeRefusal } from '../../rules/tag-scope.js';
@@ -15,7 +15,7 @@ import { quote, sameEmail } from '../../rules/validate.js';
  * caller: the two must be indistinguishable, or names of other people's VMs would leak.
  */
 function vmNotFound(name: string): ExectlError {
-  return commandFailed(`vm ${quote(name)} not found`);
+  return notFound(`vm ${quote(name)} not found`, 'ls');
 }
 
 /**
@@ -48,7 +48,8 @@ export function findVisibleVm(ctx: ServiceContext, name: string): VmRecord {
 export function findOwnVm(ctx: ServiceContext, name: string, what: string): VmRecord {
   const vm = findVisibleVm(ctx, name);
   if (vm.accountId !== ctx.principal.accountId) {
-    throw commandFailed(`only the owner of vm ${quote(name)} can ${what}`);
+    const owner = ctx.deps.store.getAccount(vm.accountId)?.email;
+    throw notOwner(`only the owner of vm ${quote(name)} can ${what}`, owner);
   }
   return vm;
 }

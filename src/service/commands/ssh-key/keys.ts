@@ -1,5 +1,5 @@
 // Finding and reading the caller's SSH keys for the `ssh-key ...` commands.
-import { commandFailed, ExectlError } from '../../../errors.js';
+import { commandFailed, ExectlError, notFound } from '../../../errors.js';
 import { parsePublicKey, type PublicKey } from '../../../token/keys.js';
 import type { SshKeyRecord } from '../../store/index.js';
 import type { ServiceContext } from '../shared/command.js';
@@ -49,7 +49,7 @@ export function findOwnKey(ctx: ServiceContext, words: readonly string[]): SshKe
   const keys = visibleKeys(ctx);
   const fingerprint = ref.startsWith('SHA256:') ? ref : fingerprintOfLine(ref);
   const found = keys.find((k) => k.fingerprint === fingerprint) ?? keys.find((k) => k.name === ref);
-  if (found === undefined) throw commandFailed(`ssh key ${quote(ref)} not found`);
+  if (found === undefined) throw notFound(`ssh key ${quote(ref)} not found`, 'ssh-key list');
   return found;
 }
 

@@ -1,5 +1,5 @@
 // The caller's team and the JSON shape of its members (SPEC §3 `team ...`).
-import { commandFailed } from '../../../errors.js';
+import { commandFailed, notOwner } from '../../../errors.js';
 import type { AccountTeam, TeamRole } from '../../store/index.js';
 import type { ServiceContext } from '../shared/command.js';
 import { quote } from '../../rules/validate.js';
@@ -26,7 +26,8 @@ export function currentTeam(ctx: ServiceContext): AccountTeam {
 export function ownTeam(ctx: ServiceContext, what: string): AccountTeam {
   const current = currentTeam(ctx);
   if (current.role !== 'owner') {
-    throw commandFailed(`only the owner of team ${quote(current.team.name)} can ${what}`);
+    const message = `only the owner of team ${quote(current.team.name)} can ${what}`;
+    throw notOwner(message, current.team.ownerEmail);
   }
   return current;
 }

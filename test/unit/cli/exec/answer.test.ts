@@ -77,16 +77,61 @@ test('responseError: the server message and a hint per status', () => {
       'a command line is at most 65536 bytes',
     ],
     [
-      json(422, { error: 'vm "web" not found' }),
+      json(404, { error: 'unknown command: lss — did you mean "ls"?' }),
+      'lss',
+      'unknown command: lss',
+      'did you mean `exectl run ls`?',
+    ],
+    [
+      json(404, { error: 'unknown command: rn — did you mean "rm" or "run"?' }),
+      'rn',
+      'unknown command: rn',
+      'did you mean `exectl run rm` or `exectl run run`?',
+    ],
+    // 422s: the hint follows X-Exec-Failure's kind; without one, the command's help.
+    [
+      json(422, { error: 'unexpected argument "x"' }),
       'comment',
-      'vm "web" not found',
+      'unexpected argument "x"',
       'see `exectl run help comment`',
     ],
     [
-      json(422, { error: 'vm "web" not found' }),
+      json(422, { error: 'bad' }, { 'x-exec-failure': 'frobbed' }),
+      'ssh web',
+      'bad',
+      'see `exectl run help ssh`',
+    ],
+    [
+      json(422, { error: 'vm "web" not found' }, { 'x-exec-failure': 'not-found ls' }),
       'ssh web',
       'vm "web" not found',
-      'see `exectl run help ssh`',
+      'run `exectl run ls` to see yours',
+    ],
+    [
+      json(422, { error: 'k' }, { 'x-exec-failure': 'not-found ssh-key list' }),
+      'ssh-key remove',
+      'k',
+      'run `exectl run ssh-key list` to see yours',
+    ],
+    [
+      json(422, { error: 'o' }, { 'x-exec-failure': 'not-owner ada@example.com' }),
+      'restart',
+      'o',
+      'ask its owner, ada@example.com',
+    ],
+    [json(422, { error: 'o' }, { 'x-exec-failure': 'not-owner' }), 'tag', 'o', 'ask its owner'],
+    // What goes to a terminal from a header is printable ASCII only.
+    [
+      json(422, { error: 'o' }, { 'x-exec-failure': 'not-owner \x1b]0;pwned\x07' }),
+      'tag',
+      'o',
+      'ask its owner',
+    ],
+    [
+      json(422, { error: 'n' }, { 'x-exec-failure': 'not-found \x1b[2J' }),
+      'tag',
+      'n',
+      'see `exectl run help tag`',
     ],
     [
       json(429, { error: 'rate limit exceeded' }, { 'retry-after': '7' }),

@@ -48,8 +48,9 @@ const UNKNOWN: [argv: string[], message: string][] = [
   [['ssh-key', 'frob', '--help'], 'unknown command: ssh-key frob'],
   [['ssh-key', '--json'], 'unknown command: ssh-key'],
   [['ssh-key', '--', '--help'], 'unknown command: ssh-key'],
-  [['ssh-key', 'lists'], 'unknown command: ssh-key lists'],
-  [['ssh-keys', 'list'], 'unknown command: ssh-keys'],
+  // A likely typo of the last word typed gets the nearest paths (did-you-mean.ts, issue 28).
+  [['ssh-key', 'lists'], 'unknown command: ssh-key lists — did you mean "ssh-key list"?'],
+  [['ssh-keys', 'list'], 'unknown command: ssh-keys — did you mean "ssh-key"?'],
 ];
 
 test('resolve answers 404 "unknown command: <what was typed>"', () => {
