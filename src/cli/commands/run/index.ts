@@ -13,11 +13,10 @@ import {
   responseError,
   streamCutOff,
 } from '../../exec/answer.js';
-import { sendExec } from '../../exec/send.js';
 import { jsonStyleFor, prettyJson } from '../../json-pretty.js';
 import { answerText } from '../../exec/text.js';
 import { streamSink } from '../../output-sink.js';
-import { requestToken } from '../../exec/token.js';
+import { sendSigned } from '../../exec/send-signed.js';
 import { startSpinner } from '../../spinner.js';
 
 interface RunOptions {
@@ -41,29 +40,14 @@ async function runRun(
 ): Promise<CommandOutcome> {
   const prepared = prepareRunLine(args);
   const settings = ctx.settings({ key: options.key });
-  const credential = await requestToken(
-    ctx,
-    settings,
-    options.token,
-    prepared.scope,
-    prepared.grants,
-  );
   const shape = answerShape(ctx, options);
-  const spinner = startSpinner(ctx, `exectl run ${prepared.path ?? prepared.scope ?? ''}`);
-  let response: ExecResponse;
-  try {
-    response = await sendExec(ctx, {
-      url: settings.url,
-      urlFrom: settings.urlFrom,
-      token: credential.token,
-      prepared,
-      onHead: () => spinner.stop(),
-      onChunk: streamSink(ctx.stdout),
-    });
-  } finally {
-    spinner.stop();
-  }
-
+  const { response, signedBy } = await sendSigned(ctx, settings, {
+    flag: options.token,
+    scope: prepared.scope,
+    grants: prepared.grants,
+    request: { prepared, onChunk: streamSink(ctx.stdout) },
+    whileWaiting: () => startSpinner(ctx, `exectl run ${prepared.path ?? prepared.scope ?? ''}`),
+  });
   const ok = response.status >= 200 && response.status < 300;
   if (!ok || (!isJson(response) && !isVmOutput(response))) {
     if (response.status === 422 && failureKind(response) === 'result') {
@@ -72,7 +56,7 @@ async function runRun(
     throw responseError(response, {
       url: settings.url,
       scope: prepared.scope,
-      signedBy: credential.signedBy,
+      signedBy,
     });
   }
   await printBody(ctx, response, shape, prepared.line, false);
