@@ -101,9 +101,10 @@ export const command: CliCommand = {
         'after',
         `
 Lists the URL and profile in use, then every key exectl would try, in order:
---key / EXECTL_KEY / the profile's key (and its copy in ssh-agent), else every
-ssh-agent key, then ~/.ssh/id_ed25519, id_ecdsa, id_rsa. Each is checked with a
-whoami signed by it (a token valid one minute). The key marked * signs.
+--key / EXECTL_KEY / the profile's key (and its copy in ssh-agent), else the key
+that worked last time for the server, every ssh-agent key, then
+~/.ssh/id_ed25519, id_ecdsa, id_rsa. Each is checked with a whoami signed by it
+(a token valid one minute). The key marked * signs.
 
 Exit codes: 0 the key that signs is known to the server, 3 it is not (or no
 key can sign), 8 server unreachable.`,

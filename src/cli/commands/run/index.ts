@@ -138,7 +138,9 @@ service sees exactly those words. Put -- before a command line that uses a flag
 exectl itself knows (-q, --url, --token, --key, --json, --raw, --help).
 
 Without a token, one is minted with your SSH key that expires in 5 minutes and
-allows exactly this command. On a terminal, the answer is shown as the readable
+allows exactly this command. Without --key, a 401 is tried again with each
+further key (ssh-agent, then ~/.ssh); the key that worked is remembered for the
+server and tried first next time (see KEYS in exectl(1)). On a terminal, the answer is shown as the readable
 text the SSH front end shows (tables for lists); --json shows the JSON instead,
 indented and coloured. Piped or redirected, the JSON is printed exactly as the
 server sent it, with or without --json (--raw does that on a terminal too).
