@@ -8,6 +8,7 @@ import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
+import { decodeSvc0Unverified } from '../../src/token/decode.js';
 import { parsePublicKey } from '../../src/token/keys.js';
 import { generateKey, startAgent, type GeneratedKey, type TestAgent } from '../helpers/keys.js';
 import { homeWithOwnerKey, startTestService, type TestService } from '../helpers/service.js';
@@ -131,6 +132,13 @@ describe('an unregistered key in ssh-agent, the registered one in ~/.ssh', () =>
     assert.deepEqual(requests, [[fp(svc.owner.key), 'whoami', '200']]);
   });
 
+  test('mint signs with the remembered key too', async () => {
+    const minted = await cli(['mint', '--cmds', 'whoami'], strangerAgent, cache);
+    assert.deepEqual([minted.code, minted.stderr], [0, '']);
+    const token = minted.stdout.trim();
+    assert.equal(decodeSvc0Unverified(token).signer?.fingerprint, fp(svc.owner.key));
+  });
+
   test('auth status shows the remembered key first, as the one that signs', async () => {
     const result = await cli(['auth', 'status'], strangerAgent, cache);
     assert.deepEqual(
@@ -235,6 +243,25 @@ describe('no fallback, and every key named, where SPEC §8 says so', () => {
       result,
       3,
       `invalid token (key ${fp(stranger)} from ssh-agent, then key ${fp(otherStranger)} from ssh-agent) — \`exectl auth status\` shows which key signs and whether the server knows it`,
+    );
+  });
+  test('a further key file that cannot be loaded now is passed over, and named', async () => {
+    const locked = svc.dir.join('locked-home');
+    await mkdir(join(locked, '.ssh'), { recursive: true });
+    const key = await generateKey(join(locked, '.ssh'), 'ecdsa-256', {
+      name: 'id_ecdsa',
+      passphrase: 'pw',
+    });
+    const result = await exectl(['--url', svc.url, 'run', 'whoami'], {
+      home: locked,
+      env: { SSH_AUTH_SOCK: strangerAgent.socketPath },
+    });
+    assert.deepEqual([result.code, result.stdout], [3, '']);
+    assert.ok(
+      result.stderr.startsWith(
+        `exectl: invalid token (key ${fp(stranger)} from ssh-agent, then file ${key.path}, not loaded: `,
+      ),
+      result.stderr,
     );
   });
 });
