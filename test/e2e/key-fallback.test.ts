@@ -4,13 +4,21 @@
 // stderr names the key and the account whenever it is not the first candidate. The built CLI,
 // a real ssh-agent, a real service.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { decodeSvc0Unverified } from '../../src/token/decode.js';
 import { parsePublicKey } from '../../src/token/keys.js';
-import { generateKey, startAgent, type GeneratedKey, type TestAgent } from '../helpers/keys.js';
+import {
+  generateKey,
+  run,
+  startAgent,
+  type GeneratedKey,
+  type TestAgent,
+} from '../helpers/keys.js';
 import { homeWithOwnerKey, startTestService, type TestService } from '../helpers/service.js';
 import { assertBuilt, assertOneLineError, exectl, type CliResult } from './harness.js';
 
@@ -263,5 +271,49 @@ describe('no fallback, and every key named, where SPEC §8 says so', () => {
       ),
       result.stderr,
     );
+  });
+  test('an agent that will not sign with a key: passed over, the same key from ~/.ssh used', async () => {
+    // ssh-add -c: each use must be confirmed, and this agent's askpass always says no.
+    const folder = svc.dir.join('agent-confirm');
+    await mkdir(folder);
+    const socketPath = join(folder, 'agent.sock');
+    const child = spawn('ssh-agent', ['-D', '-a', socketPath], {
+      stdio: 'ignore',
+      env: {
+        ...process.env,
+        SSH_ASKPASS: '/bin/false',
+        SSH_ASKPASS_REQUIRE: 'force',
+        DISPLAY: ':0',
+      },
+    });
+    try {
+      for (let waited = 0; !(await stat(socketPath).catch(() => undefined)); waited += 20) {
+        assert.ok(waited < 20_000 && child.exitCode === null, 'ssh-agent did not start');
+        await sleep(20);
+      }
+      const env = { SSH_AUTH_SOCK: socketPath };
+      assert.equal((await run('ssh-add', ['-q', stranger.path], { env })).code, 0);
+      assert.equal((await run('ssh-add', ['-q', '-c', svc.owner.key.path], { env })).code, 0);
+      const result = await exectl(['--url', svc.url, 'run', 'whoami'], {
+        home,
+        env: { ...env, XDG_CACHE_HOME: freshCache() },
+      });
+      assert.deepEqual(
+        { code: result.code, who: whoamiOf(result), stderr: result.stderr },
+        {
+          code: 0,
+          who: 'owner@example.com',
+          stderr: notice('owner@example.com', `key ${fp(svc.owner.key)} from file ${ownerFile}`, [
+            `key ${fp(stranger)} from ssh-agent`,
+          ]),
+        },
+      );
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = once(child, 'exit');
+        child.kill('SIGTERM');
+        await exited;
+      }
+    }
   });
 });

@@ -60,10 +60,19 @@ export async function sendWithEachKey(
       continue;
     }
     if (refused.has(nextSigner.publicKey.fingerprint)) continue;
+    let answer: ExecResponse;
+    try {
+      answer = await send(nextSigner);
+    } catch (err) {
+      // The agent would not sign with it (a confirmation refused): passed over as well.
+      if (!(err instanceof ExectlError) || err.code !== 'key_error') throw err;
+      tried.push(`${describeCandidate(next)}, not used: ${oneLine(err.message)}`);
+      continue;
+    }
     refused.add(nextSigner.publicKey.fingerprint);
     tried.push(describeCandidate(next));
     used = next;
-    response = await send(nextSigner);
+    response = answer;
     if (response.status === 401) refusedWords.push(describeCandidate(next));
   }
   if (response.status === 401) {
