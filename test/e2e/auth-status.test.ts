@@ -1,7 +1,7 @@
 // `exectl auth status` with the built CLI against a real service and a real ssh-agent: every
 // key exectl would try, in order, with its source, the one that signs, and what the server
 // says about each (SPEC §8). The case of the issue: an agent key silently winning over the key
-// `serve` registered.
+// `serve` registered, until a request found the registered one.
 import assert from 'node:assert/strict';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -69,13 +69,24 @@ test('an agent key wins over ~/.ssh and the server does not know it: exit 3, sai
       stderr: `exectl: the key that signs (${fp(stranger)}) is not known to ${svc.url} — pick a known key with --key, or register this one (ssh-key add, or \`exectl serve accounts add\` on the server)\n`,
     },
   );
-  // And the 401 of a request says which key signed and where it came from.
-  const whoami = await exectl(['--url', svc.url, 'run', 'whoami'], { home, env });
+  // A request falls back to the key the server knows (test/e2e/key-fallback.test.ts), which is
+  // then remembered: auth status shows it first, as the key that signs.
+  const cache = { ...env, XDG_CACHE_HOME: svc.dir.join('auth-status-cache') };
+  const whoami = await exectl(['--url', svc.url, 'run', 'whoami'], { home, env: cache });
+  assert.equal(whoami.code, 0, whoami.stderr);
+  const after = await exectl(['--url', svc.url, 'auth', 'status'], { home, env: cache });
   assert.deepEqual(
-    [whoami.code, whoami.stderr],
-    [
-      3,
-      `exectl: invalid token (key ${fp(stranger)} from ssh-agent) — \`exectl auth status\` shows which key signs and whether the server knows it\n`,
-    ],
+    { code: after.code, stdout: after.stdout, stderr: after.stderr },
+    {
+      code: 0,
+      stdout:
+        `url:     ${svc.url}\n` +
+        'profile: none\n' +
+        'keys, in the order exectl tries them:\n' +
+        `  * ${fp(svc.owner.key)}  file ${file}  known: owner@example.com, key "default"\n` +
+        `    ${fp(stranger)}  ssh-agent  not known to the server\n` +
+        `signs:   key ${fp(svc.owner.key)} from file ${file} (marked *, the key that worked last time)\n`,
+      stderr: '',
+    },
   );
 });

@@ -18,7 +18,8 @@ const RECONNECT_DELAYS_MS = [250, 750] as const;
 const MAYBE_RAN_HINT =
   'the command may have run: check (e.g. with `exectl run ls`) before running it again';
 
-interface ExecRequest {
+/** One request to send: where, with which token, and what to do with the answer as it comes. */
+export interface ExecRequest {
   url: string;
   /** Where `url` came from (Settings.urlFrom), for the messages about a wrong URL. */
   urlFrom?: string;

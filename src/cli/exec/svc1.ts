@@ -5,45 +5,54 @@ import type { Signer } from '../../token/keys.js';
 import type { CliContext } from '../context.js';
 import { responseError } from './answer.js';
 import { sendExec } from './send.js';
-import { configuredToken, describeSigner, mintRequestToken } from './token.js';
+import { configuredToken, mintRequestToken, settingsSigner } from './token.js';
+import { sendWithEachKey } from './key-fallback.js';
+import { mintSvc0 } from '../../token/mint.js';
 import type { Settings } from '../settings.js';
 import { joinWords } from './line.js';
 
 const SCOPE = 'svc0-to-svc1';
 
 /**
- * Posts `svc0-to-svc1 [--vm V] <svc0>` to the service and returns the svc1 token. The request
- * carries the configured token (EXECTL_TOKEN, the profile's), else one minted by `signer` that
- * allows only `svc0-to-svc1` for 5 minutes — the key that signed the svc0, so no second
- * passphrase prompt.
+ * Signs `payload` for `namespace` and posts `svc0-to-svc1 [--vm V] <svc0>` to the service;
+ * returns the svc1 token. The request carries the configured token (EXECTL_TOKEN, the
+ * profile's), else one that allows only `svc0-to-svc1` for 5 minutes, minted by the key that
+ * signed the svc0 (one passphrase prompt at most); on a 401 both are signed again with each
+ * further candidate key (key-fallback.ts).
  *
  * @throws ExectlError of the answer's status; `server_error` when a 200 holds no svc1 token.
  */
 export async function exchangeForSvc1(
   ctx: CliContext,
-  opts: { svc0: string; vm: string | undefined; settings: Settings; signer: Signer },
+  opts: { payload: string; namespace: string; vm: string | undefined; settings: Settings },
 ): Promise<string> {
   const { settings } = opts;
-  const words = [SCOPE, ...(opts.vm === undefined ? [] : ['--vm', opts.vm]), opts.svc0];
+  const send = async (svc0Signer: Signer, token: string | undefined) => {
+    const svc0 = await mintSvc0(opts.payload, svc0Signer, opts.namespace);
+    const words = [SCOPE, ...(opts.vm === undefined ? [] : ['--vm', opts.vm]), svc0];
+    const requestToken =
+      token ??
+      (await mintRequestToken({
+        signer: svc0Signer,
+        namespace: settings.namespace,
+        scope: SCOPE,
+        nowSeconds: ctx.clock.nowSeconds(),
+      }));
+    return sendExec(ctx, {
+      url: settings.url,
+      urlFrom: settings.urlFrom,
+      token: requestToken,
+      prepared: { line: joinWords(words), scope: SCOPE, path: SCOPE, repeatable: false },
+    });
+  };
   const configured = configuredToken(ctx, settings, undefined);
-  const token =
-    configured ??
-    (await mintRequestToken({
-      signer: opts.signer,
-      namespace: settings.namespace,
-      scope: SCOPE,
-      nowSeconds: ctx.clock.nowSeconds(),
-    }));
-  const signedBy =
+  const { response, signedBy } =
     configured === undefined
-      ? describeSigner(opts.signer, settings)
-      : 'the configured token (EXECTL_TOKEN or the profile)';
-  const response = await sendExec(ctx, {
-    url: settings.url,
-    urlFrom: settings.urlFrom,
-    token,
-    prepared: { line: joinWords(words), scope: SCOPE, path: SCOPE, repeatable: false },
-  });
+      ? await sendWithEachKey(ctx, settings, (signer) => send(signer, undefined))
+      : {
+          response: await send(await settingsSigner(ctx, settings), configured),
+          signedBy: 'the configured token (EXECTL_TOKEN or the profile)',
+        };
   if (response.status !== 200) {
     throw responseError(response, { url: settings.url, scope: SCOPE, signedBy });
   }

@@ -6,10 +6,9 @@ import { decodeSvc0Unverified } from '../../token/decode.js';
 import type { Signer } from '../../token/keys.js';
 import { mintSvc0 } from '../../token/mint.js';
 import { serializePermissions } from '../../token/permissions.js';
-import { chooseSigner } from '../../token/signer.js';
 import type { CliContext } from '../context.js';
-import { passphraseSource } from '../prompt.js';
-import { homeDir, loadConfigFile, type Settings } from '../settings.js';
+import { loadConfigFile, type Settings } from '../settings.js';
+import { describeCandidate, firstSigner, signingCandidates } from './candidates.js';
 import type { Grants } from './line.js';
 
 /** How long a token minted for one request lives. */
@@ -44,27 +43,16 @@ export function mintRequestToken(opts: {
   return mintSvc0(payload, opts.signer, opts.namespace);
 }
 
-/** The signing key the settings choose (SPEC §1.4 order), asking a passphrase when needed. */
+/**
+ * The key that signs now for `settings` (candidates.ts: the key that worked last time for the
+ * server, else SPEC §1.4's order), asking a passphrase when needed.
+ */
 export async function settingsSigner(ctx: CliContext, settings: Settings): Promise<Signer> {
-  try {
-    return await chooseSigner({
-      keyPath: settings.keyPath,
-      agentSocket: ctx.env.SSH_AUTH_SOCK || undefined,
-      homeDir: homeDir(ctx.env),
-      passphrase: passphraseSource(ctx),
-    });
-  } catch (err) {
-    // A bad `key` in a profile is fixed in the profile file, not with --key or EXECTL_KEY.
-    if (!(err instanceof ExectlError) || settings.keyFrom !== 'profile') throw err;
-    throw new ExectlError(err.code, `${err.message} (the key of profile "${settings.profile}")`, {
-      hint: `fix "key" of profile "${settings.profile}" in ${settings.profileFile}`,
-      cause: err,
-    });
-  }
+  return firstSigner(ctx, settings, await signingCandidates(ctx, settings));
 }
 
 /** A request's bearer token and, for messages, which key signed it and where it came from. */
-interface Credential {
+export interface Credential {
   token: string;
   /** e.g. `key SHA256:… from ssh-agent`, `the token given with --token (key SHA256:…)`. */
   signedBy: string;
@@ -79,7 +67,8 @@ export function configuredToken(
   return configuredCredential(ctx, settings, flag)?.token;
 }
 
-function configuredCredential(
+/** The configured token (see {@link configuredToken}) and, for 401s, what it is. */
+export function configuredCredential(
   ctx: CliContext,
   settings: Settings,
   flag: string | undefined,
@@ -108,21 +97,6 @@ function givenToken(token: string, from: string): Credential {
 }
 
 /**
- * Where a key that signs comes from, in SPEC §8's words: `ssh-agent`, `file <path>` (--key,
- * EXECTL_KEY or ~/.ssh), or `profile "<name>" (<path>)`.
- */
-export function signerSource(signer: Signer, settings: Settings): string {
-  if (signer.source === 'ssh-agent') return 'ssh-agent';
-  if (settings.keyFrom === 'profile') return `profile "${settings.profile}" (${signer.source})`;
-  return `file ${signer.source}`;
-}
-
-/** `key SHA256:… from ssh-agent`: the words every 401 of the client names its key with. */
-export function describeSigner(signer: Signer, settings: Settings): string {
-  return `key ${signer.publicKey.fingerprint} from ${signerSource(signer, settings)}`;
-}
-
-/**
  * The token to send: the configured one, else one minted with the settings' key that allows
  * exactly `scope` (undefined `scope`: the command line does not say which command it runs),
  * plus the `grants` the command hands on.
@@ -139,12 +113,9 @@ export async function requestToken(
 ): Promise<Credential> {
   const configured = configuredCredential(ctx, settings, flag);
   if (configured !== undefined) return configured;
-  if (scope === undefined) {
-    throw new ExectlError('usage', 'cannot tell which command the line runs: it starts quoted', {
-      hint: 'write the command name unquoted, or give a token with --token',
-    });
-  }
-  const signer = await settingsSigner(ctx, settings);
+  if (scope === undefined) throw unknownScope();
+  const candidates = await signingCandidates(ctx, settings);
+  const signer = await firstSigner(ctx, settings, candidates);
   const token = await mintRequestToken({
     signer,
     namespace: settings.namespace,
@@ -152,5 +123,12 @@ export async function requestToken(
     grants,
     nowSeconds: ctx.clock.nowSeconds(),
   });
-  return { token, signedBy: describeSigner(signer, settings) };
+  return { token, signedBy: describeCandidate(candidates[0]!) };
+}
+
+/** A token must be minted for a line whose command cannot be told (it starts quoted). */
+export function unknownScope(): ExectlError {
+  return new ExectlError('usage', 'cannot tell which command the line runs: it starts quoted', {
+    hint: 'write the command name unquoted, or give a token with --token',
+  });
 }

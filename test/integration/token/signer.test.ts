@@ -1,9 +1,10 @@
 // chooseSigner's SPEC §1.4 order, with a real ssh-agent and key files in a fake home dir.
 import assert from 'node:assert/strict';
 import { copyFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parsePublicKey } from '../../../src/token/keys.js';
-import { chooseSigner } from '../../../src/token/signer.js';
+import { chooseSigner, keyCandidates } from '../../../src/token/signer.js';
 import { generateKey, startAgent, type GeneratedKey, type TestAgent } from '../../helpers/keys.js';
 import { createTempDir, type TempDir } from '../../helpers/tmp.js';
 
@@ -148,6 +149,44 @@ describe('chooseSigner', () => {
         message: 'no SSH key found',
         hint: 'create one with `ssh-keygen -t ed25519`, or pass --key PATH',
       },
+    );
+  });
+  test('keyCandidates: every agent key in order, then the ~/.ssh files that exist, none loaded', async () => {
+    const fresh = dir.join('candidates-home');
+    await mkdir(join(fresh, '.ssh'), { recursive: true });
+    const ed = await generateKey(join(fresh, '.ssh'), 'ed25519', { name: 'id_ed25519' });
+    const rsa = await generateKey(join(fresh, '.ssh'), 'rsa-2048', { name: 'id_rsa' });
+    const candidates = await keyCandidates({ agentSocket: agent.socketPath, homeDir: fresh });
+    assert.deepEqual(
+      candidates.map((c) => [c.source, c.fingerprint]),
+      [
+        ['ssh-agent', fingerprint(first)],
+        ['ssh-agent', fingerprint(second)],
+        [{ path: ed.path }, fingerprint(ed)],
+        [{ path: rsa.path }, fingerprint(rsa)],
+      ],
+    );
+    // A file is loaded only when asked: the fingerprint above came from its .pub.
+    const ask = passphrase(undefined);
+    const signer = await candidates[3]!.signer(ask);
+    assert.deepEqual(
+      [signer.source, signer.publicKey.fingerprint, ask.calls],
+      [rsa.path, fingerprint(rsa), 0],
+    );
+  });
+
+  test('keyCandidates with a key path: the agent copy (by its .pub), then the file', async () => {
+    const candidates = await keyCandidates({
+      keyPath: second.path,
+      agentSocket: agent.socketPath,
+      homeDir: home,
+    });
+    assert.deepEqual(
+      candidates.map((c) => [c.source, c.fingerprint]),
+      [
+        ['ssh-agent', fingerprint(second)],
+        [{ path: second.path }, fingerprint(second)],
+      ],
     );
   });
 });

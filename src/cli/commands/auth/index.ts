@@ -1,19 +1,16 @@
 // `exectl auth status` (SPEC §8): the URL and profile in use, each key exectl could sign with
-// (in the order of §1.4) and its source, which one signs, and whether the server knows it.
+// in the order it tries them (exec/candidates.ts) and its source, which one signs, and whether
+// the server knows it.
 import type { Command } from 'commander';
 import { ExectlError } from '../../../errors.js';
-import { mintSvc0 } from '../../../token/mint.js';
-import { serializePermissions } from '../../../token/permissions.js';
+import type { Signer } from '../../../token/keys.js';
 import type { CliCommand, CommandOutcome } from '../../command.js';
 import type { CliContext } from '../../context.js';
-import { withoutCredentials, postExec } from '../../exec/http.js';
-import { settingsSigner, signerSource } from '../../exec/token.js';
+import { firstSigner, signingCandidates, type Candidate } from '../../exec/candidates.js';
+import { withoutCredentials } from '../../exec/http.js';
+import { whoamiWith } from '../../exec/whoami-check.js';
 import { printable } from '../../output.js';
 import type { Settings } from '../../settings.js';
-import { signingCandidates, type Candidate } from './candidates.js';
-
-/** How long the token of each check lives: one `whoami`, now. */
-const CHECK_TOKEN_SECONDS = 60;
 
 /** Prints the status; exits 0 when the key that signs is known to the server, else 3. */
 async function runAuthStatus(ctx: CliContext, options: { key?: string }): Promise<CommandOutcome> {
@@ -22,11 +19,16 @@ async function runAuthStatus(ctx: CliContext, options: { key?: string }): Promis
   out(`url:     ${withoutCredentials(settings.url)}`);
   out(`profile: ${settings.profile ?? 'none'}`);
   const candidates = await signingCandidates(ctx, settings);
-  let signs: { fingerprint: string; source: string } | undefined;
+  let signs: { fingerprint: string; source: string; remembered: boolean } | undefined;
   let signError: string | undefined;
   try {
-    const signer = await settingsSigner(ctx, settings);
-    signs = { fingerprint: signer.publicKey.fingerprint, source: signerSource(signer, settings) };
+    const signer = await firstSigner(ctx, settings, candidates);
+    const first = candidates[0] as Candidate;
+    signs = {
+      fingerprint: signer.publicKey.fingerprint,
+      source: first.source,
+      remembered: first.remembered,
+    };
   } catch (err) {
     if (!(err instanceof ExectlError)) throw err;
     signError = err.message;
@@ -35,17 +37,18 @@ async function runAuthStatus(ctx: CliContext, options: { key?: string }): Promis
   if (candidates.length === 0) out('  none');
   let signerKnown = false;
   for (const candidate of candidates) {
-    const marked = signs !== undefined && candidate.fingerprint === signs.fingerprint;
     const verdict = await serverVerdict(ctx, settings, candidate);
+    const marked = signs !== undefined && candidate.fingerprint === signs.fingerprint;
     if (marked && verdict.known) signerKnown = true;
     out(
       `  ${marked ? '*' : ' '} ${candidate.fingerprint ?? '(fingerprint unknown)'}  ${candidate.source}  ${verdict.text}`,
     );
   }
+  const remembered = signs?.remembered === true ? ', the key that worked last time' : '';
   out(
     signs === undefined
       ? `signs:   nothing (${signError})`
-      : `signs:   key ${signs.fingerprint} from ${signs.source} (marked *)`,
+      : `signs:   key ${signs.fingerprint} from ${signs.source} (marked *${remembered})`,
   );
   if (signerKnown) return undefined;
   // Thrown, not returned: a nested command's outcome is its action's, and main.ts prints it.
@@ -63,31 +66,28 @@ async function runAuthStatus(ctx: CliContext, options: { key?: string }): Promis
   );
 }
 
-/** What the server says about one key, from a `whoami` signed by it with a 1-minute token. */
+/**
+ * What the server says about one key, from a `whoami` signed by it. A key file is loaded only
+ * when that needs no prompt (EXECTL_PASSPHRASE counts).
+ */
 async function serverVerdict(
   ctx: CliContext,
   settings: Settings,
   candidate: Candidate,
 ): Promise<{ known: boolean; text: string }> {
-  if (candidate.signer === undefined) {
-    return { known: false, text: `not checked: ${candidate.problem ?? 'cannot sign'}` };
+  let signer: Signer;
+  try {
+    signer = await candidate.signer(async () => ctx.env.EXECTL_PASSPHRASE || undefined);
+  } catch (err) {
+    if (!(err instanceof ExectlError)) throw err;
+    return { known: false, text: `not checked: ${err.message}` };
   }
-  const payload = serializePermissions({
-    exp: ctx.clock.nowSeconds() + CHECK_TOKEN_SECONDS,
-    cmds: ['whoami'],
-  });
-  const token = await mintSvc0(payload, candidate.signer, settings.namespace);
-  const response = await postExec(settings.url, token, 'whoami', { urlFrom: settings.urlFrom });
-  if (response.status === 200) {
-    const who = JSON.parse(response.body.toString('utf8')) as {
-      email: string;
-      ssh_keys: { name: string; current: boolean }[];
-    };
-    const name = who.ssh_keys.find((k) => k.current)?.name ?? '?';
-    return { known: true, text: `known: ${who.email}, key "${name}"` };
+  const who = await whoamiWith(ctx, settings, signer);
+  if (who.email !== undefined) {
+    return { known: true, text: `known: ${who.email}, key "${who.keyName}"` };
   }
-  if (response.status === 401) return { known: false, text: 'not known to the server' };
-  return { known: false, text: `the server answered ${response.status}` };
+  if (who.status === 401) return { known: false, text: 'not known to the server' };
+  return { known: false, text: `the server answered ${who.status}` };
 }
 
 export const command: CliCommand = {
@@ -101,9 +101,10 @@ export const command: CliCommand = {
         'after',
         `
 Lists the URL and profile in use, then every key exectl would try, in order:
---key / EXECTL_KEY / the profile's key (and its copy in ssh-agent), else every
-ssh-agent key, then ~/.ssh/id_ed25519, id_ecdsa, id_rsa. Each is checked with a
-whoami signed by it (a token valid one minute). The key marked * signs.
+--key / EXECTL_KEY / the profile's key (and its copy in ssh-agent), else the key
+that worked last time for the server, every ssh-agent key, then
+~/.ssh/id_ed25519, id_ecdsa, id_rsa. Each is checked with a whoami signed by it
+(a token valid one minute). The key marked * signs.
 
 Exit codes: 0 the key that signs is known to the server, 3 it is not (or no
 key can sign), 8 server unreachable.`,

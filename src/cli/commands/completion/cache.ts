@@ -4,20 +4,13 @@
 // written: never a token. Any failure to read or write it is a cache miss, never an error.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
-import { homeDir } from '../../settings.js';
+import { join } from 'node:path';
+import { cacheDir } from '../../cache-dir.js';
 
 /** How long an answer is used before the server is asked again. */
 export const CACHE_LIFETIME_MS = 60_000;
 
 type Env = Readonly<Record<string, string | undefined>>;
-
-/** `$XDG_CACHE_HOME/exectl`, with `~/.cache` when XDG_CACHE_HOME is unset or relative. */
-export function cacheDir(env: Env): string {
-  const xdg = env.XDG_CACHE_HOME;
-  const base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(homeDir(env), '.cache');
-  return join(base, 'exectl');
-}
 
 /**
  * The cache file of one server as seen by one identity (`identity` holds the URL, profile,

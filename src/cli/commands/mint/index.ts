@@ -23,13 +23,13 @@ async function runMint(ctx: CliContext, options: MintOptions): Promise<CommandOu
     options.vm === undefined ? settings.namespace : vmNamespace(settings.namespace, options.vm);
   const { payload, warnings } = buildMintPayload(options, ctx.clock.nowSeconds());
   for (const warning of warnings) warn(ctx, warning);
-  const signer = await settingsSigner(ctx, settings);
-  const svc0 = await mintSvc0(payload, signer, namespace);
-  let token = svc0;
+  let token: string;
   if (options.svc1) {
     // Loaded only here: the HTTP client would otherwise be most of a plain mint's start-up.
     const { exchangeForSvc1 } = await import('../../exec/svc1.js');
-    token = await exchangeForSvc1(ctx, { svc0, vm: options.vm, settings, signer });
+    token = await exchangeForSvc1(ctx, { payload, namespace, vm: options.vm, settings });
+  } else {
+    token = await mintSvc0(payload, await settingsSigner(ctx, settings), namespace);
   }
   ctx.stdout.write(`${token}\n`);
   return undefined;

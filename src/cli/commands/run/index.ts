@@ -13,11 +13,10 @@ import {
   responseError,
   streamCutOff,
 } from '../../exec/answer.js';
-import { sendExec } from '../../exec/send.js';
 import { jsonStyleFor, prettyJson } from '../../json-pretty.js';
 import { answerText } from '../../exec/text.js';
 import { streamSink } from '../../output-sink.js';
-import { requestToken } from '../../exec/token.js';
+import { sendSigned } from '../../exec/send-signed.js';
 import { startSpinner } from '../../spinner.js';
 import { noteStillCreating, spinnerText } from './progress.js';
 
@@ -42,29 +41,14 @@ async function runRun(
 ): Promise<CommandOutcome> {
   const prepared = prepareRunLine(args);
   const settings = ctx.settings({ key: options.key });
-  const credential = await requestToken(
-    ctx,
-    settings,
-    options.token,
-    prepared.scope,
-    prepared.grants,
-  );
   const shape = answerShape(ctx, options);
-  const spinner = startSpinner(ctx, spinnerText(prepared));
-  let response: ExecResponse;
-  try {
-    response = await sendExec(ctx, {
-      url: settings.url,
-      urlFrom: settings.urlFrom,
-      token: credential.token,
-      prepared,
-      onHead: () => spinner.stop(),
-      onChunk: streamSink(ctx.stdout),
-    });
-  } finally {
-    spinner.stop();
-  }
-
+  const { response, signedBy } = await sendSigned(ctx, settings, {
+    flag: options.token,
+    scope: prepared.scope,
+    grants: prepared.grants,
+    request: { prepared, onChunk: streamSink(ctx.stdout) },
+    whileWaiting: () => startSpinner(ctx, spinnerText(prepared)),
+  });
   const ok = response.status >= 200 && response.status < 300;
   if (!ok || (!isJson(response) && !isVmOutput(response))) {
     if (response.status === 422 && failureKind(response) === 'result') {
@@ -73,7 +57,7 @@ async function runRun(
     throw responseError(response, {
       url: settings.url,
       scope: prepared.scope,
-      signedBy: credential.signedBy,
+      signedBy,
     });
   }
   await printBody(ctx, response, shape, prepared.line, false);
@@ -156,7 +140,9 @@ service sees exactly those words. Put -- before a command line that uses a flag
 exectl itself knows (-q, --url, --token, --key, --json, --raw, --help).
 
 Without a token, one is minted with your SSH key that expires in 5 minutes and
-allows exactly this command. On a terminal, the answer is shown as the readable
+allows exactly this command. Without --key, a 401 is tried again with each
+further key (ssh-agent, then ~/.ssh); the key that worked is remembered for the
+server and tried first next time (see KEYS in exectl(1)). On a terminal, the answer is shown as the readable
 text the SSH front end shows (tables for lists); --json shows the JSON instead,
 indented and coloured. Piped or redirected, the JSON is printed exactly as the
 server sent it, with or without --json (--raw does that on a terminal too).

@@ -5,9 +5,8 @@ import { ExectlError } from '../../../errors.js';
 import type { CliCommand, CommandOutcome } from '../../command.js';
 import type { CliContext } from '../../context.js';
 import { execExitCode, isVmOutput, responseError, streamCutOff } from '../../exec/answer.js';
-import { sendExec } from '../../exec/send.js';
 import { streamSink } from '../../output-sink.js';
-import { requestToken } from '../../exec/token.js';
+import { sendSigned } from '../../exec/send-signed.js';
 import { remoteCommandLine, type PreparedLine } from '../../exec/line.js';
 
 export interface SshOptions {
@@ -57,19 +56,15 @@ async function runSsh(
     repeatable: false,
   };
   const settings = ctx.settings({ key: options.key });
-  const credential = await requestToken(ctx, settings, options.token, scope);
-  const response = await sendExec(ctx, {
-    url: settings.url,
-    urlFrom: settings.urlFrom,
-    token: credential.token,
-    prepared,
-    onChunk: streamSink(ctx.stdout),
+  const { response, signedBy } = await sendSigned(ctx, settings, {
+    flag: options.token,
+    scope,
+    request: { prepared, onChunk: streamSink(ctx.stdout) },
   });
   const cutOff = streamCutOff(response);
   if (cutOff !== undefined) throw cutOff;
   const exit = isVmOutput(response) ? execExitCode(response) : undefined;
-  if (exit === undefined)
-    throw responseError(response, { url: settings.url, scope, signedBy: credential.signedBy });
+  if (exit === undefined) throw responseError(response, { url: settings.url, scope, signedBy });
   return exit === 0 ? undefined : new RemoteExit(exit);
 }
 

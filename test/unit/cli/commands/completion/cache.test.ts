@@ -5,9 +5,9 @@ import { statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { cacheDir } from '../../../../../src/cli/cache-dir.js';
 import {
   CACHE_LIFETIME_MS,
-  cacheDir,
   cacheFile,
   readCached,
   writeCached,
