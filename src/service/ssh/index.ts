@@ -84,6 +84,7 @@ export async function startSshFrontEnd(options: SshFrontEndOptions): Promise<Ssh
       });
       const socket = accepted.get(peerKey(info.ip, info.port));
       if (socket === undefined) return void client.end();
+      socket.wire.backlog.watch(client);
       serveConnection(client, { env, shutdown: shutdown.signal, track, ...socket });
     },
   );
