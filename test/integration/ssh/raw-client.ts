@@ -24,7 +24,12 @@ export interface RawClient {
 }
 
 /** Connects to the service's SSH listener as its owner. */
-export async function connectRaw(svc: TestService): Promise<RawClient> {
+export function connectRaw(svc: TestService): Promise<RawClient> {
+  return connectRawTo(svc.service.endpoints.ssh!.port, svc.owner.key.path);
+}
+
+/** Connects to an SSH listener on 127.0.0.1 with the private key at `keyPath`. */
+export async function connectRawTo(port: number, keyPath: string): Promise<RawClient> {
   const client = new ssh2.Client();
   let closed = false;
   client.on('close', () => (closed = true));
@@ -32,10 +37,10 @@ export async function connectRaw(svc: TestService): Promise<RawClient> {
   client.on('error', () => {});
   await new Promise<void>((resolve, reject) => {
     client.once('ready', resolve).once('error', reject);
-    void readFile(svc.owner.key.path).then((privateKey) =>
+    void readFile(keyPath).then((privateKey) =>
       client.connect({
         host: '127.0.0.1',
-        port: svc.service.endpoints.ssh!.port,
+        port,
         username: 'anyone',
         privateKey,
         readyTimeout: 60_000,
