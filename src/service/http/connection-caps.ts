@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import type { LogSink } from '../config.js';
-import { clientAddressKey } from './client-address.js';
+import { clientAddressKey } from '../rules/client-address.js';
 
 /** The limits on one listener's connections (config.ts's `connections`). */
 export interface ConnectionLimits {

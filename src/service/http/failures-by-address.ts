@@ -2,7 +2,7 @@
 // to a valid token. Used by token-auth.ts; the 429's pause is hold-back.ts's.
 import { ExectlError } from '../../errors.js';
 import { RateLimiter, rateLimited, type RateLimit } from '../rules/rate-limit.js';
-import { clientAddressKey } from './client-address.js';
+import { clientAddressKey } from '../rules/client-address.js';
 import { VerificationTurns, type WaitingConnection } from './verification-turns.js';
 
 /**

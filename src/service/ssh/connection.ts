@@ -3,6 +3,7 @@ import type { AuthContext, Connection } from 'ssh2';
 import { fingerprintOf } from '../../token/keys.js';
 import { logRequest, newRequestId } from '../request-log.js';
 import { judgePublicKeyAttempt } from './authenticate.js';
+import type { ConnectionWire } from './channel-guard.js';
 import { sshPrincipal } from './principal.js';
 import type { SshCommandEnvironment } from './run-line.js';
 import { serveSessions } from './session.js';
@@ -17,6 +18,7 @@ interface ConnectionContext {
   track(work: Promise<unknown>): void;
   /** Tells the listener the connection signed in (its login grace and caps, connection-limits). */
   signedIn(): void;
+  wire: ConnectionWire;
 }
 
 /**

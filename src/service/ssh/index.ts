@@ -6,6 +6,8 @@ import type { ListenAddress, LogSink } from '../config.js';
 import type { ServiceDeps } from '../deps.js';
 import type { CommandRegistry } from '../dispatch/registry.js';
 import type { RateLimiter } from '../rules/rate-limit.js';
+import { clientAddressKey } from '../rules/client-address.js';
+import type { ConnectionWire } from './channel-guard.js';
 import { serveConnection } from './connection.js';
 import {
   ConnectionGate,
@@ -14,6 +16,7 @@ import {
 } from './connection-limits.js';
 import { loadOrCreateHostKey } from './host-key.js';
 import { Cancellation } from './run-line.js';
+import { SocketBacklog } from './socket-backlog.js';
 
 interface SshFrontEndOptions {
   deps: ServiceDeps;
@@ -58,8 +61,8 @@ export async function startSshFrontEnd(options: SshFrontEndOptions): Promise<Ssh
   const sockets = new Set<Socket>();
   const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };
   const gate = new ConnectionGate(limits);
-  /** What tells a connection's admission it signed in, by the client's `address port`. */
-  const onSignIn = new Map<string, () => void>();
+  /** The sockets ssh2 was handed and has not told of yet, by the client's `address port`. */
+  const accepted = new Map<string, AcceptedSocket>();
   const env = {
     deps: options.deps,
     registry: options.registry,
@@ -79,8 +82,10 @@ export async function startSshFrontEnd(options: SshFrontEndOptions): Promise<Ssh
         connections.delete(client);
         if (connections.size === 0 && shutdown.signal.aborted) everyoneGone();
       });
-      const signedIn = onSignIn.get(peerKey(info.ip, info.port)) ?? (() => {});
-      serveConnection(client, { env, shutdown: shutdown.signal, track, signedIn });
+      const socket = accepted.get(peerKey(info.ip, info.port));
+      if (socket === undefined) return void client.end();
+      socket.wire.backlog.watch(client);
+      serveConnection(client, { env, shutdown: shutdown.signal, track, ...socket });
     },
   );
   // ssh2 speaks SSH over sockets it is handed; owning the listener lets close() cut them, and
@@ -88,22 +93,26 @@ export async function startSshFrontEnd(options: SshFrontEndOptions): Promise<Ssh
   // it sent its version line, which an idle one never does).
   const tcp = createServer((socket) => {
     const address = socket.remoteAddress;
-    const admission = address === undefined ? undefined : gate.admit(address);
+    // Counted as HTTP counts them: an IPv6 client by its /64, a mapped IPv4 one unmapped.
+    const admission = address === undefined ? undefined : gate.admit(clientAddressKey(address));
     if (admission === undefined) return void socket.destroy();
     const key = peerKey(address!, socket.remotePort!);
     const grace = setTimeout(() => socket.destroy(), limits.loginGraceMs).unref();
-    onSignIn.set(key, () => {
-      clearTimeout(grace);
-      admission.authenticated();
-    });
     sockets.add(socket);
     socket.once('close', () => {
       clearTimeout(grace);
-      onSignIn.delete(key);
+      accepted.delete(key);
       admission.release();
       sockets.delete(socket);
     });
     ssh.injectSocket(socket);
+    accepted.set(key, {
+      signedIn: () => {
+        clearTimeout(grace);
+        admission.authenticated();
+      },
+      wire: { backlog: new SocketBacklog(socket), cut: () => socket.destroy() },
+    });
   });
   await listen(tcp, options.listen);
   tcp.on('error', (err) => options.log(`ssh listener error: ${err.message}`, 'error'));
@@ -127,6 +136,13 @@ export async function startSshFrontEnd(options: SshFrontEndOptions): Promise<Ssh
     hostKeyFingerprint: hostKey.fingerprint,
     close: () => (closing ??= close()),
   };
+}
+
+/** What the listener knows of a socket it handed to ssh2, for the connection ssh2 makes of it. */
+interface AcceptedSocket {
+  /** Tells the admission it signed in (its login grace and caps, connection-limits). */
+  signedIn(): void;
+  wire: ConnectionWire;
 }
 
 /** A client connection's address and port: what both the socket and ssh2 know it by. */

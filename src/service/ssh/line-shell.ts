@@ -78,7 +78,10 @@ export function startLineShell(channel: ServerChannel, ctx: SessionContext): Int
         running = undefined;
         lastExit = exit;
         if (ctx.shutdown.aborted) return leave();
-        handleLines();
+        // A command that answers at once (help) makes no turn of the event loop of its own:
+        // without one here, a client that reads fast could run line after line for as long
+        // as its input lasts while nobody else is served.
+        setImmediate(handleLines);
       }),
     );
   };

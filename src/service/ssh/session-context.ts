@@ -1,3 +1,4 @@
+import type { ConnectionWire } from './channel-guard.js';
 import type { SshCommandEnvironment } from './run-line.js';
 
 /** What the sessions of one authenticated SSH connection share. */
@@ -11,6 +12,8 @@ export interface SessionContext {
   shutdown: AbortSignal;
   /** Hands running work to the front end, so that closing can wait for it to settle. */
   track(work: Promise<unknown>): void;
+  /** The connection's socket: its channels are held to it (see channel-guard). */
+  wire: ConnectionWire;
 }
 
 /** A running session that the client can interrupt (Ctrl-C, or an SSH `signal` request). */

@@ -1,4 +1,5 @@
 import type { Connection, ServerChannel } from 'ssh2';
+import { guardChannel } from './channel-guard.js';
 import { runExec } from './exec-session.js';
 import { startLineShell } from './line-shell.js';
 import { startRepl } from './repl.js';
@@ -49,11 +50,13 @@ export function serveSessions(client: Connection, ctx: SessionContext): void {
     });
     session.on('shell', (acceptShell) => {
       const channel = acceptShell();
+      guardChannel(channel, ctx.wire);
       const onPty = terminalOn(channel);
       running = onPty ? startRepl(channel, ctx, onPty) : startLineShell(channel, ctx);
     });
     session.on('exec', (acceptExec, _reject, info) => {
       const channel = acceptExec();
+      guardChannel(channel, ctx.wire);
       running = runExec(channel, info.command, terminalOn(channel), ctx);
     });
   });

@@ -1,6 +1,7 @@
 // Backpressure on SSH channels (SPEC §6, §9): a real OpenSSH client whose output nobody reads
 // stops taking the channel's data once its window is full; the server then pauses the VM
 // command instead of buffering its output, and the client leaving frees everything at once.
+// A client that keeps opening its window without reading its socket is held back the same way.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -10,6 +11,7 @@ import { buildRegistry } from '../../../src/service/commands/index.js';
 import { startVmMachines } from '../../../src/service/vm/index.js';
 import { rssGrowth, rssGrowthOver } from '../../helpers/rss.js';
 import { startSshHarness, type SshHarness } from './harness.js';
+import { connectRawTo, serverChannelId } from './raw-client.js';
 
 let h: SshHarness;
 before(async () => {
@@ -47,4 +49,25 @@ test('a client that reads nothing of 500 MB holds the server under 50 MB; leavin
     'the command stopped',
   );
   assert.ok(rssGrowth(baseline) < 50, `still ${rssGrowth(baseline).toFixed(0)} MB over`);
+});
+
+test('a client that opens its window and never reads its socket holds the server under 50 MB', async () => {
+  const baseline = process.memoryUsage().rss;
+  const raw = await connectRawTo(h.frontEnd.address.port, h.owner.key.path);
+  const stream = await new Promise<import('ssh2').ClientChannel>((resolve, reject) =>
+    raw.client.exec('ssh web head -c 500000000 /dev/zero', (err, s) =>
+      err ? reject(err) : resolve(s),
+    ),
+  );
+  await once(stream, 'data');
+  // From now on the client reads nothing, and keeps telling the server it may send 256 MiB more.
+  raw.socket.pause();
+  let peak = 0;
+  for (let i = 0; i < 100 && peak < 200; i++) {
+    raw.protocol.channelWindowAdjust(serverChannelId(stream), 256 * 1024 * 1024);
+    await sleep(50);
+    peak = Math.max(peak, rssGrowth(baseline));
+  }
+  raw.client.destroy();
+  assert.ok(peak < 50, `the server grew by ${peak.toFixed(0)} MB`);
 });

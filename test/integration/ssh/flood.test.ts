@@ -1,52 +1,24 @@
 // Hostile input on the SSH front end (SPEC §7, §6 "Backpressure everywhere"): a whole service
 // in this process, flooded through the real OpenSSH client, must keep answering /healthz and
 // other clients, hold its memory, and stop cleanly afterwards.
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { run } from '../../helpers/keys.js';
-import { startTestService, type TestService } from '../../helpers/service.js';
-import { flood, killed, p99, sshArgs, spawnSsh, watchService, type Watched } from './flood.js';
+import {
+  assertServerFine,
+  flood,
+  killed,
+  RSS_LIMIT_MB,
+  sshArgs,
+  spawnSsh,
+  watchService,
+  withService,
+} from './flood.js';
 
-const RSS_LIMIT_MB = 150;
 const FLOOD_MS = 3_000;
 const MB = 1024 * 1024;
-
-async function withService(body: (svc: TestService) => Promise<void>): Promise<void> {
-  const svc = await startTestService({ sshListen: { host: '127.0.0.1', port: 0 } });
-  try {
-    // The first fetch, and the first run of a command here, load code (fetch's, and the test
-    // loader compiles TypeScript on the fly): that time is not the flood's. Warm both up.
-    assert.equal((await fetch(`${svc.url}/healthz`)).status, 200);
-    assert.equal((await run('ssh', sshArgs(svc, [], 'whoami --json'))).code, 0);
-    assert.equal((await run('ssh', sshArgs(svc, [], 'whoami surplus'))).code, 1);
-    await body(svc);
-  } finally {
-    await svc.stop();
-  }
-}
-
-/** After a flood: another client is served, memory is back in bounds, and stopping works. */
-async function assertServerFine(t: TestContext, svc: TestService, watched: Watched): Promise<void> {
-  t.diagnostic(
-    `healthz p99 ${p99(watched.healthMs).toFixed(0)} ms (${watched.healthMs.length} polls), ` +
-      `RSS peak growth ${watched.peakRssGrowthMb.toFixed(0)} MB`,
-  );
-  assert.ok(
-    p99(watched.healthMs) < 1000,
-    `/healthz p99 ${p99(watched.healthMs).toFixed(0)} ms over ${watched.healthMs.length} polls`,
-  );
-  assert.ok(
-    watched.peakRssGrowthMb < RSS_LIMIT_MB,
-    `RSS grew by ${watched.peakRssGrowthMb.toFixed(0)} MB`,
-  );
-  const whoami = await run('ssh', sshArgs(svc, [], 'whoami --json'));
-  assert.equal(whoami.code, 0, whoami.stderr);
-  assert.equal(JSON.parse(whoami.stdout).email, 'owner@example.com');
-  const stopped = await Promise.race([svc.service.close().then(() => true), sleep(20_000)]);
-  assert.equal(stopped, true, 'the service did not stop within 20 s');
-}
 
 test('repl: Up/Down over two 60 KB history lines, never read: input waits for the echo', async (t) => {
   await withService(async (svc) => {

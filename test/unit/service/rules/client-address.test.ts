@@ -1,7 +1,10 @@
 // Which connections count as one client address for the per-address limits (SPEC §7).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clientAddressKey, VM_RELAY_ADDRESS } from '../../../../src/service/http/client-address.js';
+import {
+  clientAddressKey,
+  VM_RELAY_ADDRESS,
+} from '../../../../src/service/rules/client-address.js';
 
 test('clientAddressKey: IPv4 as it is, IPv6 by its /64, the VM relay as one', () => {
   const cases: [string | undefined, string][] = [
