@@ -36,18 +36,16 @@ import { SETUP_LOG } from './setup-script.js';
 import { findShellTools, shellCommand, shellEnv, sttySizeCommand } from './shell-launch.js';
 import { startShellSession } from './shell-session.js';
 import { commandFailed } from '../../errors.js';
+import { DEFAULT_VM_LIMITS, type VmPortTarget, type VmState } from './contract.js';
 import {
-  DEFAULT_LIMITS,
   type CreateOptions,
   type ExecOptions,
   type ExecResult,
   type ShellOptions,
   type ShellSession,
-  type VmPortTarget,
   type VmRef,
   type VmRuntime,
   type VmSpec,
-  type VmState,
   type VmStateListener,
 } from './types.js';
 import { startVmInit, type VmInit } from './vm-init.js';
@@ -174,7 +172,7 @@ export class BwrapRuntime implements VmRuntime {
 
   async resize(vm: VmSpec): Promise<void> {
     const mode = this.requireMachine('resize');
-    const limits = vm.limits ?? DEFAULT_LIMITS;
+    const limits = vm.limits ?? DEFAULT_VM_LIMITS;
     const init = (await this.current(vm)) as MachineInit | undefined;
     const size = (await this.stat(vm)).limits.diskBytes;
     const wanted = limits.diskBytes;

@@ -17,7 +17,8 @@ import {
   type BwrapTools,
   type SandboxMode,
 } from './sandbox-identity.js';
-import { DEFAULT_LIMITS, type DetectedRuntime, type RuntimeChoice } from './types.js';
+import { DEFAULT_VM_LIMITS } from './contract.js';
+import type { DetectedRuntime, RuntimeChoice } from './types.js';
 import type { InboundListener } from './vm-network.js';
 import { ImageTemplates } from './image-template.js';
 
@@ -112,7 +113,7 @@ export async function detectSandboxMode(
 async function bwrapProblem(tools: BwrapTools, mode: SandboxMode): Promise<string | undefined> {
   const dir = await mkdtemp(join(tmpdir(), 'exectl-probe-'));
   const runtime = new BwrapRuntime(tools, mode);
-  const limits = { ...DEFAULT_LIMITS, diskBytes: PROBE_DISK_BYTES };
+  const limits = { ...DEFAULT_VM_LIMITS, diskBytes: PROBE_DISK_BYTES };
   const vm = { name: 'probe', diskDir: join(dir, 'disk'), env: {}, limits };
   try {
     await runtime.create(vm);

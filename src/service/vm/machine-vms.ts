@@ -17,11 +17,12 @@ import {
 import { idBaseOf, releaseIdRange } from './id-ranges.js';
 import { startMachineInit, type MachineInit } from './machine-init.js';
 import type { MachineHost } from './sandbox-identity.js';
-import { DEFAULT_LIMITS, type VmLimits, type VmSpec, type VmState } from './types.js';
+import { DEFAULT_VM_LIMITS, type EnforcedLimits, type VmState } from './contract.js';
+import type { VmSpec } from './types.js';
 
 /** The limits of `vm`, with the host's gaps (no cgroups) as null. */
-function effectiveLimits(host: MachineHost, vm: VmSpec): VmLimits {
-  const limits = vm.limits ?? DEFAULT_LIMITS;
+function effectiveLimits(host: MachineHost, vm: VmSpec): EnforcedLimits {
+  const limits = vm.limits ?? DEFAULT_VM_LIMITS;
   if (host.cgroups !== null) return limits;
   return { ...limits, cpus: null, memoryBytes: null, pids: null };
 }
@@ -34,7 +35,7 @@ export async function createMachineDisk(host: MachineHost, vm: VmSpec): Promise<
 }
 
 function makeImage(host: MachineHost, vm: VmSpec, base: number): Promise<void> {
-  const size = (vm.limits ?? DEFAULT_LIMITS).diskBytes ?? DEFAULT_LIMITS.diskBytes!;
+  const size = (vm.limits ?? DEFAULT_VM_LIMITS).diskBytes;
   const scratch = join(host.runDir, `template-${size}.img`);
   return createImage(host.tools, host.images, vm.diskDir, size, base, scratch);
 }

@@ -1,11 +1,11 @@
-// The VM runtime as the commands see it (deps.ts `VmMachines`): stored VM records in, the
+// The VM runtime as the commands see it (contract.ts `VmMachines`): stored VM records in, the
 // runtime's disks and sandboxes out.
 import { join, resolve } from 'node:path';
 import { commandFailed } from '../../errors.js';
-import type { ServiceDeps, VmExecOptions, VmMachines } from '../deps.js';
-import { reflectionUrlOf } from '../reflection/urls.js';
+import type { ServiceConfig } from '../config.js';
 import { checkCeilings, fitCeilings, resolveCeilings } from '../rules/ceilings.js';
-import type { VmRecord } from '../store/index.js';
+import type { Store, VmRecord } from '../store/index.js';
+import type { VmExecOptions, VmListeners, VmMachines } from './contract.js';
 import { createRuntime } from './create-runtime.js';
 import { detectRuntime } from './detect.js';
 import { makeRunFolder, removeRunFolder } from './run-folder.js';
@@ -50,17 +50,30 @@ export interface RunningVmMachines extends VmMachines {
   shutdown(): Promise<void>;
 }
 
+/** What the VM machinery is given by the service. */
+export interface VmMachinesDeps {
+  config: ServiceConfig;
+  store: Store;
+  /** The listeners machine VMs reach at their host addresses. */
+  endpoints: VmListeners;
+  /**
+   * The VM's `EXECTL_REFLECTION_URL`, asked at each command: the reflection listener's address
+   * is known only once it listens.
+   */
+  reflectionUrl(vm: VmRecord): string;
+}
+
 /**
  * Chooses the runtime for `config.runtime` (ExectlError `usage` when bwrap is demanded but
- * cannot run) and serves stored VMs with it. A VM's disk is `<data>/vms/<id>`; its commands and shells
- * get `EXECTL_REFLECTION_URL` = `<reflection listener>/vm/<reflection secret>`, read at each
- * command because the listener's address is known only once it listens.
+ * cannot run) and serves stored VMs with it. A VM's disk is `<data>/vms/<id>`; its commands and
+ * shells get `EXECTL_REFLECTION_URL` from `reflectionUrl`.
  */
 export async function startVmMachines({
   config,
   store,
   endpoints,
-}: Pick<ServiceDeps, 'config' | 'store' | 'endpoints'>): Promise<RunningVmMachines> {
+  reflectionUrl,
+}: VmMachinesDeps): Promise<RunningVmMachines> {
   const runDir = await makeRunFolder(config.dataDir);
   const socketOf = (name: InboundName) => join(runDir, `${name}.sock`);
   const inbound = (): InboundListener[] =>
@@ -121,9 +134,7 @@ export async function startVmMachines({
       const why = err instanceof Error ? err.message : String(err);
       config.log(`vm "${vm.name}" did not boot, it is stopped: ${why.split('\n')[0]}`, 'warn');
     });
-  const reflection = (vm: VmRecord) => ({
-    EXECTL_REFLECTION_URL: reflectionUrlOf(endpoints.reflection, vm.reflectionSecret),
-  });
+  const reflection = (vm: VmRecord) => ({ EXECTL_REFLECTION_URL: reflectionUrl(vm) });
 
   return {
     runtime: detected,

@@ -17,17 +17,16 @@ import { processCwd } from './proc-table.js';
 import { runCommand, shellArgv } from './run-command.js';
 import { findShellTools, shellCommand, shellEnv } from './shell-launch.js';
 import { startShellSession } from './shell-session.js';
+import type { VmPortTarget, VmState } from './contract.js';
 import type {
   CreateOptions,
   ExecOptions,
   ExecResult,
   ShellOptions,
   ShellSession,
-  VmPortTarget,
   VmRef,
   VmRuntime,
   VmSpec,
-  VmState,
 } from './types.js';
 import { commandFailed } from '../../errors.js';
 

@@ -1,9 +1,6 @@
-import type { VmLimits, VmUsage } from './cgroups.js';
+import type { VmLimits, VmPortTarget, VmState } from './contract.js';
 import type { MountedDisk } from './disk-watchdog.js';
 import type { SandboxMode } from './sandbox-identity.js';
-import { DEFAULT_VM_LIMITS } from '../store/vm-records.js';
-
-export type { VmLimits, VmUsage } from './cgroups.js';
 
 // The contract of a VM runtime (SPEC §4): what the rest of the service may ask of the one room
 // that spawns processes. Two implementations: bwrap-runtime.ts and process-runtime.ts.
@@ -39,29 +36,9 @@ export interface VmRef {
 export interface VmSpec extends VmRef {
   /** The `--env` values of `new`. They may override HOME, USER and PATH. */
   readonly env: Readonly<Record<string, string>>;
-  /** Its limits (SPEC §4); {@link DEFAULT_LIMITS} when absent. */
+  /** Its limits (SPEC §4); {@link DEFAULT_VM_LIMITS} when absent. */
   readonly limits?: VmLimits;
 }
-
-/** SPEC §4's defaults, as the store applies them to a VM that `resize` never changed. */
-export const DEFAULT_LIMITS: VmLimits = DEFAULT_VM_LIMITS;
-
-/** What `stat` reports of a VM's machine. */
-export interface VmState {
-  /** True while the VM's init runs. */
-  running: boolean;
-  paused: boolean;
-  /** When its init started (ms since the epoch), or null when it is not running. */
-  bootedAt: number | null;
-  /** The limits in force; a limit this host cannot enforce is null. */
-  limits: VmLimits;
-  usage: VmUsage;
-  /** Why the VM's disk writes are held back (the server's disk is short of space), if they are. */
-  diskNote?: string;
-}
-
-/** Where the VM proxy connects to reach a port of a VM. */
-export type VmPortTarget = { socketPath: string } | { host: string; port: number };
 
 /** How to run one command. */
 export interface ExecOptions {
