@@ -24,7 +24,7 @@ export interface VmRecord {
   /** The owner. */
   accountId: number;
   emoji: string;
-  /** Kept true by the VM machinery (vm/machines.ts); the store does not interpret it. */
+  /** Kept true by the VM machinery (vm/vm-machines.ts); the store does not interpret it. */
   status: VmStatus;
   /** Sorted, without duplicates. */
   tags: string[];

@@ -1,9 +1,9 @@
 import { ExectlError } from '../../errors.js';
-import { BwrapRuntime } from './bwrap-runtime.js';
-import { ProcessRuntime } from './process-runtime.js';
-import type { SandboxMode } from './sandbox-identity.js';
-import { findBwrapTools } from './sandbox-identity.js';
-import type { RuntimeKind, VmRuntime } from './types.js';
+import { BwrapRuntime } from './sandbox/sandbox-runtime.js';
+import { ProcessRuntime } from './process/process-runtime.js';
+import type { SandboxMode } from './sandbox/tools.js';
+import { findBwrapTools } from './sandbox/tools.js';
+import type { RuntimeKind, VmRuntime } from './runtime.js';
 
 /**
  * A runtime of the given kind (usually the one `detectRuntime` chose), its bwrap VMs run in

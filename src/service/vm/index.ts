@@ -25,7 +25,7 @@ export type {
   VmRef,
   VmRuntime,
   VmSpec,
-} from './types.js';
+} from './runtime.js';
 export { createRuntime } from './create-runtime.js';
-export { detectRuntime, detectSandboxMode, type MachineOptions } from './detect.js';
-export { startVmMachines, type RunningVmMachines, type VmMachinesDeps } from './machines.js';
+export { detectRuntime, detectSandboxMode, type MachineOptions } from './detect-runtime.js';
+export { startVmMachines, type RunningVmMachines, type VmMachinesDeps } from './vm-machines.js';
