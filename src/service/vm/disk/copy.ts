@@ -12,6 +12,7 @@ import { findExecutable } from '../process/executables.js';
 import { IDS_PER_VM, RANGE_RECORD, idBaseOf, releaseIdRange } from '../id-ranges.js';
 import type { MachineInit } from '../machine/machine-boot.js';
 import type { MachineHost } from '../sandbox/tools.js';
+import { scriptText } from '../scripts/load.js';
 
 /** Copies the folder disk `fromDir` to the new folder `toDir` (symlinks as symlinks). */
 export async function copyFolderDisk(fromDir: string, toDir: string): Promise<void> {
@@ -91,51 +92,22 @@ async function copyImage(
   }
 }
 
-// Moves every owner of the tree at ROOT from the source's range (FROM, COUNT ids) to the
-// copy's (TO), as host root, never following a symlink (lstat, POSIX::lchown; chmod only on
-// what is not a symlink). chown clears set-id bits, which are put back. Owners outside the
-// source's range (none should be) stay as they are. Why perl and not Node: each of Node's
-// file operations here is a thread-pool round trip through /proc/<pid>/root, about 100 ms for
-// a thousand files, against about 5 ms (plus loading POSIX) in one process that sees the mount.
-// Arguments, all ours: ROOT FROM TO COUNT.
-const SHIFT_PERL = String.raw`
-use strict;
-use POSIX ();
-my ($root, $from, $to, $count) = @ARGV;
-sub moved { my $id = shift; $id >= $from && $id < $from + $count ? $id - $from + $to : $id }
-my @todo = ($root);
-while (defined(my $path = pop @todo)) {
-  my @st = lstat($path) or die "exectl: lstat $path: $!\n";
-  my ($uid, $gid) = (moved($st[4]), moved($st[5]));
-  if ($uid != $st[4] || $gid != $st[5]) {
-    POSIX::lchown($uid, $gid, $path) or die "exectl: lchown $path: $!\n";
-    if (($st[2] & 06000) && !-l _) { chmod($st[2] & 07777, $path) or die "exectl: chmod $path: $!\n" }
-  }
-  next unless -d _;
-  opendir(my $dir, $path) or die "exectl: read $path: $!\n";
-  push @todo, map { "$path/$_" } grep { $_ ne "." && $_ ne ".." } readdir($dir);
-  closedir($dir);
-}
-`;
-
-// In a private mount namespace of its own, mounts the copy's image where nothing else sees it
-// (so nothing can change the tree meanwhile), shifts its owners, and unmounts it. Our words
-// only: paths of ours and numbers.
-const SHIFT_SCRIPT = [
-  'mount -t ext4 -o loop,nodev,nosuid,noatime "$1" "$2" || exit 125',
-  '"$3" -e "$4" "$2" "$5" "$6" "$7"; walked=$?',
-  'umount "$2" || exit 125',
-  'exit $walked',
-].join('\n');
-
 async function shiftOwners(host: MachineHost, diskDir: string, fromBase: number, toBase: number) {
   const mountPoint = join(diskDir, 'exectl-copy-mount');
   await mkdir(mountPoint, { mode: 0o700 });
   try {
-    const script = ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', SHIFT_SCRIPT];
+    const shift = scriptText('shift-image-owners.sh');
+    const script = ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', shift];
     const image = join(diskDir, IMAGE_NAME);
     const numbers = [fromBase, toBase, IDS_PER_VM].map(String);
-    const words = ['shift', image, mountPoint, host.tools.perl, SHIFT_PERL, ...numbers];
+    const words = [
+      'shift',
+      image,
+      mountPoint,
+      host.tools.perl,
+      scriptText('shift-owners.pl'),
+      ...numbers,
+    ];
     await run(host.tools.unshare, [...script, ...words]);
   } finally {
     await rmdir(mountPoint);

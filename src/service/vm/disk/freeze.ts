@@ -9,23 +9,13 @@
 import { spawn } from 'node:child_process';
 import { DEFAULT_PATH } from '../process/command-env.js';
 import type { MachineTools } from '../sandbox/tools.js';
+import { scriptText } from '../scripts/load.js';
 
 /** A file system held frozen; `thaw` lets its writers go on. */
 export interface FrozenDisk {
   /** Thaws the file system; rejects when it could not (with fsfreeze's words). */
   thaw(): Promise<void>;
 }
-
-// Arguments: fsfreeze's path and the mount point, ours. The server's signals (a terminal's ^C
-// reaches its whole group) and a server gone before reading "frozen" must not end the holder
-// before it thaws.
-const HOLD_SCRIPT = [
-  "trap '' HUP INT PIPE",
-  '"$1" --freeze "$2" || exit 125',
-  'echo frozen',
-  'cat > /dev/null',
-  'exec "$1" --unfreeze "$2"',
-].join('\n');
 
 /**
  * Freezes the file system mounted at `mountPoint` in the mount namespace of the process
@@ -44,7 +34,7 @@ export function freezeDisk(
       '--',
       '/bin/sh',
       '-c',
-      HOLD_SCRIPT,
+      scriptText('hold-freeze.sh'),
       'freeze',
       tools.fsfreeze,
       mountPoint,

@@ -8,6 +8,7 @@
 // UUID: nothing of ours mounts by UUID, and a `cp` of a VM has its original's UUID too.
 import { open, rm } from 'node:fs/promises';
 import { run } from './image.js';
+import { scriptText } from '../scripts/load.js';
 
 /** The tools a template needs. */
 export interface TemplateTools {
@@ -21,19 +22,6 @@ type Extents = readonly { offset: number; data: Buffer }[];
 // A host file system without SEEK_DATA reports a whole file as data: then a template would
 // write the whole disk. Beyond this, each image gets its own mkfs instead.
 const MAX_TEMPLATE_BYTES = 64 * 2 ** 20;
-
-// Prints "offset length" for each range of data in the file $ARGV[0]. Our words only.
-const EXTENTS_PERL = String.raw`
-open(my $f, "<", $ARGV[0]) or die "$ARGV[0]: $!\n";
-my ($pos, $size) = (0, -s $f);
-while ($pos < $size) {
-  my $data = sysseek($f, $pos, 3);
-  last unless defined $data;
-  my $hole = sysseek($f, $data, 4);
-  print $data + 0, " ", $hole - $data, "\n";
-  $pos = $hole;
-}
-`;
 
 // The arguments mkfs makes every VM disk with (the file system's image path last).
 const MKFS_ARGS = [
@@ -87,7 +75,9 @@ export class ImageTemplates {
       await rm(scratch, { force: true });
       await writeSparse(scratch, sizeBytes, []);
       await run(this.tools.mkfs, [...MKFS_ARGS, scratch]);
-      const ranges = parseExtents(await run(this.tools.perl, ['-e', EXTENTS_PERL, scratch]));
+      const ranges = parseExtents(
+        await run(this.tools.perl, ['-e', scriptText('image-extents.pl'), scratch]),
+      );
       if (ranges === null) return null;
       const handle = await open(scratch, 'r');
       try {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { DEFAULT_PATH } from '../process/command-env.js';
 import type { ImageTemplates } from './image-template.js';
 import { LAYOUT_MARKER } from '../machine/root-layout.js';
+import { scriptText } from '../scripts/load.js';
 
 /** The image inside a VM's disk folder. */
 export const IMAGE_NAME = 'disk.img';
@@ -20,12 +21,6 @@ export interface DiskTools {
   resize2fs: string;
   unshare: string;
 }
-
-// Mounts the new image in a mount namespace of its own (gone when this ends), copies the old
-// folder disk into it as it is (symlinks as symlinks, never followed), and gives every file to
-// the VM's root. Our words only: paths of ours and a number.
-const FILL_SCRIPT =
-  'mount -o loop,nodev "$1" "$2" && cp -a "$3"/. "$2"/ && chown -R -h "$4:$4" "$2" && umount "$2"';
 
 /**
  * Makes the image of `sizeBytes` from `images` (`scratch`: a path of the server's for the first
@@ -75,7 +70,15 @@ async function fillFromFolder(
   await mkdir(mountPoint);
   for (const name of names) await rename(join(diskDir, name), join(old, name));
   const image = join(diskDir, IMAGE_NAME);
-  const argv = ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', FILL_SCRIPT];
+  const argv = [
+    '--mount',
+    '--propagation',
+    'private',
+    '--',
+    '/bin/sh',
+    '-c',
+    scriptText('fill-image.sh'),
+  ];
   await run(tools.unshare, [...argv, 'fill', image, mountPoint, old, String(owner)]);
 }
 

@@ -5,11 +5,12 @@
 // a large process), against about 1 ms from this shell; the network helpers used to be two
 // more of those.
 import { IDS_PER_VM } from '../id-ranges.js';
+import { scriptText } from '../scripts/load.js';
 
-// Long enough for bwrap to join the holder's user namespace on a busy machine.
-const HOLDER_SECONDS = 60;
-
-/** The launcher's pipes to the server, by fd number inside it (fd 3 is bwrap's info fd). */
+/**
+ * The launcher's pipes to the server, by fd number inside it (fd 3 is bwrap's info fd): the
+ * numbers launch-machine.sh writes to and hands slirp4netns.
+ */
 export const LAUNCHER_FD = {
   /**
    * Once the VM's namespaces exist and its relays started, the launcher writes here the
@@ -24,61 +25,7 @@ export const LAUNCHER_FD = {
   slirpErrors: 7,
 } as const;
 
-// Every helper the launcher starts gets none of the server's pipes.
-const NO_PIPES = '</dev/null >/dev/null 2>&1 3>&- 4>&- 5>&- 6>&- 7>&-';
-
-// Arguments: the fixed words of LauncherWords in order; the number of relays and their socat
-// address pairs; the number of the VM's cgroup files and the files; last the command that
-// enters the VM's user and network namespaces (given the holder's pid as --target=) and runs
-// bwrap.
-// 1. a holder makes the VM's user and network namespaces and sleeps in them (long enough for
-//    bwrap to join, then bwrap reaps it); once /proc shows it in a user namespace other than
-//    ours, the launcher writes the id maps: 0–65535 inside = base…base+65535 outside
-//    (util-linux's `unshare --map-users` needs /etc/subuid entries; root may write the maps
-//    itself);
-// 2. it starts the VM's network: slirp4netns (outbound NAT, the host's loopback cut off) and one
-//    socat relay per listener of the server, listening at the listener's host address inside
-//    the VM's network namespace and carrying connections to its unix socket. A relay runs as
-//    the VM's base id (the host id of the VM's root, whose processes live in a pid namespace
-//    where no relay is seen; not `nobody`, which any host daemon may run as and could ptrace a
-//    relay with) and dies with its parent, this process, which becomes the
-//    VM's bwrap: the relays end with the VM. Both stay in the server's cgroups and its mount
-//    namespace: none of them may hold the VM's disk mounted once the VM has stopped;
-// 3. it tells the server the holder's pid (the server waits for the relays to listen there)
-//    and the relays' (a launcher that dies before a relay has asked for PDEATHSIG leaves that
-//    relay running: the server ends it), and joins the VM's cgroups;
-// 4. in a mount namespace of its own, perl (machine/root-layout.ts) mounts the image on the mount
-//    point (a folder of the server's run folder, which the VM's ids may traverse) and the VM's
-//    root file system at <run folder>/root, then execs the command that runs bwrap.
-// Our words only: paths and numbers of ours; the VM's name reaches bwrap's --hostname, checked
-// at `new` to be a DNS label.
-const LAUNCH_SCRIPT = [
-  'image=$1 disk=$2 base=$3 unshare=$4 perl=$5 ROOT_PERL=$6 marker=$7 snapshot=$8 vmrun=$9',
-  'folders=${10} slirp=${11} nsenter=${12} setpriv=${13} socat=${14} relays=${15}; shift 15',
-  `"$unshare" --user --net -- sleep ${HOLDER_SECONDS} ${NO_PIPES} & holder=$!`,
-  'while [ /proc/$holder/ns/user -ef /proc/$$/ns/user ]; do :; done',
-  `map="0 $base ${IDS_PER_VM}"`,
-  'echo "$map" > /proc/$holder/uid_map && echo "$map" > /proc/$holder/gid_map || exit 125',
-  [
-    '"$slirp" --configure --mtu=65520 --disable-host-loopback --enable-sandbox --enable-seccomp',
-    `--ready-fd=${LAUNCHER_FD.slirpReady} --exit-fd=${LAUNCHER_FD.slirpExit} $holder tap0`,
-    `</dev/null >/dev/null 2>&${LAUNCHER_FD.slirpErrors} 3>&- 4>&- &`,
-  ].join(' '),
-  'pids=$holder',
-  'while [ "$relays" -gt 0 ]; do',
-  '  "$nsenter" --target=$holder --net -- "$setpriv" --reuid=$base --regid=$base --clear-groups \\',
-  `    --no-new-privs --pdeathsig=SIGKILL -- "$socat" "$1" "$2" ${NO_PIPES} &`,
-  '  pids="$pids $!"; shift 2; relays=$((relays - 1))',
-  'done',
-  'exec 5>&- 6>&- 7>&-',
-  'echo $pids >&4; exec 4>&-',
-  'cgroups=$1; shift',
-  'while [ "$cgroups" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; cgroups=$((cgroups - 1)); done',
-  'exec "$unshare" --mount --propagation private -- "$perl" -e "$ROOT_PERL" \\',
-  '  "$image" $holder "$disk" "$marker" $base "$vmrun" "$snapshot" $folders -- "$@"',
-].join('\n');
-
-/** The launcher's fixed words (LAUNCH_SCRIPT names them), in its order. */
+/** The launcher's fixed words (launch-machine.sh names them), in its order. */
 export interface LauncherWords {
   image: string;
   mountPoint: string;
@@ -110,11 +57,12 @@ export function launcherArgv(
   return [
     '/bin/sh',
     '-c',
-    LAUNCH_SCRIPT,
+    scriptText('launch-machine.sh'),
     'launch',
     words.image,
     words.mountPoint,
     String(words.idBase),
+    String(IDS_PER_VM),
     words.unshare,
     words.perl,
     words.rootProgram,

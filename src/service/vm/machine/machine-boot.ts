@@ -11,7 +11,8 @@ import { DEFAULT_PATH } from '../process/command-env.js';
 import { IMAGE_NAME } from '../disk/image.js';
 import { launcherArgv, LAUNCHER_FD } from './launcher-argv.js';
 import { clientMountArgs, type ClientMounts } from '../sandbox/base-system.js';
-import { LAYOUT_MARKER, ROOT_PERL } from './root-layout.js';
+import { LAYOUT_MARKER } from './root-layout.js';
+import { scriptText } from '../scripts/load.js';
 import { INFO_FD, machineBwrapArgs } from '../sandbox/bwrap-args.js';
 import type { MachineTools } from '../sandbox/tools.js';
 import { inboundRelays, VmNetwork, type InboundListener } from '../network/slirp4netns.js';
@@ -63,7 +64,7 @@ export async function startMachineInit(
       idBase: boot.idBase,
       unshare: tools.unshare,
       perl: tools.perl,
-      rootProgram: ROOT_PERL,
+      rootProgram: scriptText('machine-root.pl'),
       layoutMarker: join(boot.diskDir, LAYOUT_MARKER),
       baseSystem: boot.baseSystem,
       vmRunDir: boot.vmRunDir,

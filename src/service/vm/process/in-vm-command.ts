@@ -7,21 +7,13 @@
 // host process running as root is code execution as root on the host; an argument is data
 // that a host program parses. Inside the VM the same values can only affect the VM.
 
-/** The fd on which the payload arrives: 0-2 are the command's, 3 is the shell's report. */
-export const PAYLOAD_FD = 4;
+import { scriptText } from '../scripts/load.js';
 
-// Inside the VM, /bin/sh reads the payload to its end (Node's pipes are sockets, which cannot
-// be reopened through /dev/fd, so it becomes cat's stdin for a moment while the real stdin
-// waits on fd 5), puts the real stdin back, joins stderr to stdout, and runs the payload: one
-// `exec env -i -- 'K=V'... 'program' 'arg'...` whose every word is single-quoted. From there on
-// what the VM's own programs print (even ld.so about a bad LD_PRELOAD) is the command's output;
-// only what nsenter or this line print stays on stderr: "could not enter the VM".
-const IN_VM_SCRIPT = [
-  `exec 5<&0 0<&${PAYLOAD_FD} ${PAYLOAD_FD}<&-`,
-  'payload=$(/bin/cat)',
-  'exec 0<&5 5<&- 2>&1',
-  'eval "$payload"',
-].join('; ');
+/**
+ * The fd on which the payload arrives (in-vm-command.sh reads it): 0-2 are the command's, 3 is
+ * the shell's report.
+ */
+export const PAYLOAD_FD = 4;
 
 /** The fixed part of a launch and the data that carries everything of the user's. */
 interface InVmLaunch {
@@ -45,7 +37,7 @@ export function inVmLaunch(
   const words = [...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...argv];
   if (words.some((w) => w.includes('\0'))) throw new Error('a launch word holds a NUL byte');
   const line = ['exec', '/usr/bin/env', '-i', '--', ...words.map(singleQuoted)].join(' ');
-  return { argv: ['/bin/sh', '-c', IN_VM_SCRIPT], payload: Buffer.from(line) };
+  return { argv: ['/bin/sh', '-c', scriptText('in-vm-command.sh')], payload: Buffer.from(line) };
 }
 
 /** `text` as one POSIX shell word: inside single quotes nothing is special but `'` itself. */

@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_PATH } from '../process/command-env.js';
 import { isSystemFolder, readHostRoot, type RootEntry } from './bwrap-args.js';
+import { scriptText, type ScriptName } from '../scripts/load.js';
 
 /** Where the snapshots live (beside the id-range claims). */
 const DEFAULT_BASE_ROOT = '/var/lib/exectl/base-system';
@@ -25,45 +26,6 @@ const HOST_STATE = ['/var/lib/dpkg/status', '/etc/passwd', '/etc/group'];
 
 /** Where the exectl client appears inside every VM (SPEC §4: read-only, on PATH). */
 const CLIENT_DIR = '/opt/exectl';
-
-// Run as host root in the host's mount namespace, on host files only. Argument: the folder to
-// fill. A file or folder that "others" cannot read stays out (with what is below it), exactly
-// what an unprivileged host user cannot see today; symlinks are copied as symlinks.
-const SNAPSHOT_SCRIPT = `
-set -e
-out=$1
-cd /
-find etc var/lib var/cache/debconf \\
-  \\( -path var/lib/exectl -o -path var/lib/apt/lists -o -path etc/machine-id \\
-     -o -path etc/hostname -o -path etc/resolv.conf \\) -prune -o \\
-  \\( -type d ! -perm -o=rx -o ! -type d ! -type l ! -perm -o=r \\) -prune -o -print0 2>/dev/null |
-  tar --null --no-recursion -T - -cf - | tar -xf - -C "$out"
-cd "$out"
-awk -F: '{ print $1 ":*:19000:0:99999:7:::" }' etc/passwd > etc/shadow
-awk -F: '{ print $1 ":*::" }' etc/group > etc/gshadow
-chmod 640 etc/shadow etc/gshadow
-chgrp shadow etc/shadow etc/gshadow 2>/dev/null || true
-# slirp4netns' own DNS forwarder: every VM's network has it (network/slirp4netns.ts).
-printf 'nameserver 10.0.2.3\\n' > etc/resolv.conf
-mkdir -p root home opt srv mnt media run proc dev sys tmp usr \\
-  var/log var/tmp var/mail var/spool var/local var/opt var/backups \\
-  var/cache/apt/archives/partial var/lib/apt/lists/partial
-chmod 700 root
-chmod 1777 tmp var/tmp
-ln -sfn /run var/run
-ln -sfn /run/lock var/lock
-if id _apt >/dev/null 2>&1; then
-  chown _apt:root var/cache/apt/archives/partial var/lib/apt/lists/partial
-  chmod 700 var/cache/apt/archives/partial var/lib/apt/lists/partial
-fi
-# The client's mount points (clientMountArgs), so binding them writes nothing in a VM's disk.
-mkdir -p .${CLIENT_DIR}/bin .${CLIENT_DIR}/package
-: > .${CLIENT_DIR}/node
-`;
-
-const TOP_LEVEL_SCRIPT =
-  'cd "$1" && shift && while [ "$1" != -- ]; do ln -sfn "$2" "$1"; shift 2; done; shift; ' +
-  'for f in "$@"; do mkdir -p "$f"; done';
 
 /** The host's system folders a machine VM's root shows copy-on-write, and its top symlinks. */
 interface HostSystem {
@@ -103,9 +65,9 @@ export async function ensureBaseSystem(
   const temp = join(root, `.making-${randomBytes(6).toString('hex')}`);
   await mkdir(temp, { mode: 0o755 });
   try {
-    await runScript(SNAPSHOT_SCRIPT, [temp]);
+    await runScript('snapshot-base.sh', [temp]);
     // The host's top-level symlinks as they are; its system folders as mount points.
-    await runScript(TOP_LEVEL_SCRIPT, [
+    await runScript('base-top-level.sh', [
       temp,
       ...symlinks.flatMap((s) => [s.name, s.symlinkTarget]),
       '--',
@@ -190,9 +152,9 @@ export function clientMountArgs(mounts: ClientMounts): string[] {
   ];
 }
 
-function runScript(script: string, args: string[]): Promise<void> {
+function runScript(name: ScriptName, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('/bin/sh', ['-c', script, 'snapshot', ...args], {
+    const child = spawn('/bin/sh', ['-c', scriptText(name), 'snapshot', ...args], {
       cwd: '/',
       env: { PATH: DEFAULT_PATH },
       stdio: ['ignore', 'ignore', 'pipe'],

@@ -4,10 +4,7 @@ import { DEFAULT_PATH } from '../process/command-env.js';
 import { inVmLaunch } from '../process/in-vm-command.js';
 import type { CommandLaunch } from '../process/run-command.js';
 import type { BwrapTools } from './tools.js';
-
-/** Joins the cgroups named before `--`, then runs the rest: our fixed words only. */
-const JOIN_CGROUPS =
-  'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
+import { scriptText } from '../scripts/load.js';
 
 /** The running VM a command joins. */
 export interface JoinTarget {
@@ -53,7 +50,15 @@ export function joinLaunch(
   const launcher =
     target.machine === undefined
       ? nsenter
-      : ['/bin/sh', '-c', JOIN_CGROUPS, 'join', ...target.machine.procsFiles, '--', ...nsenter];
+      : [
+          '/bin/sh',
+          '-c',
+          scriptText('join-cgroups.sh'),
+          'join',
+          ...target.machine.procsFiles,
+          '--',
+          ...nsenter,
+        ];
   return {
     argv: launcher as [string, ...string[]],
     env: { PATH: DEFAULT_PATH },
