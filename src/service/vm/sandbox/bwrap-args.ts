@@ -53,18 +53,31 @@ export function readHostRoot(): RootEntry[] {
 // services come back), in a session of its own, its output in /var/log/rc.local.log (nowhere
 // when that cannot be written); the boot never waits for it. A user-mode VM's /etc is the
 // host's: nothing of it runs at boot.
+/**
+ * The OOM score (oom_score_adj) of every process a machine VM runs but its init: what the
+ * init starts sets it first, and each command's host-side start (join-machine.sh). Under
+ * memory pressure the kernel kills the VM's hog, never its init (which keeps the server's
+ * score), as a real machine's kernel never kills pid 1. Why not -1000 for the init instead:
+ * lowering a score needs CAP_SYS_RESOURCE, which root lacks on hosts such as ours (a
+ * microVM's bounding set); raising one's own needs nothing. In a memory cgroup the score adds
+ * half the limit to a process's size: the init, a few pages, is never the largest.
+ */
+export const VM_OOM_SCORE = 500;
+const VM_PROCESS_SCORE = `echo ${VM_OOM_SCORE} > /proc/self/oom_score_adj`;
 const RC_LOCAL = [
   'if [ -x /etc/rc.local ]; then log=/var/log/rc.local.log',
   ': > $log || log=/dev/null',
-  '(cd /root && HOME=/root USER=root LOGNAME=root exec setsid /etc/rc.local > $log 2>&1 &)',
+  `(${VM_PROCESS_SCORE}; cd /root && HOME=/root USER=root LOGNAME=root exec setsid /etc/rc.local > $log 2>&1 &)`,
   'fi',
 ];
-const initScript = (rcLocal: boolean) =>
+const initScript = (machine: boolean) =>
   [
     'echo ready',
     'exec >/dev/null 2>&1 </dev/null',
-    ...(rcLocal ? RC_LOCAL : []),
-    'while :; do sleep 86400 & wait $!; done',
+    ...(machine ? RC_LOCAL : []),
+    machine
+      ? `while :; do (${VM_PROCESS_SCORE}; exec sleep 86400) & wait $!; done`
+      : 'while :; do sleep 86400 & wait $!; done',
   ].join('; ');
 
 /** The file descriptor on which bwrap reports the VM's pid 1 (JSON, `child-pid`). */
@@ -144,9 +157,9 @@ function kernelFolderArgs(): string[] {
   return ['--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--tmpfs', '/tmp'];
 }
 
-function initArgs(rcLocal: boolean): string[] {
+function initArgs(machine: boolean): string[] {
   return [
     ...['--chdir', VM_HOME, '--info-fd', String(INFO_FD), '--'],
-    ...['/bin/sh', '-c', initScript(rcLocal)],
+    ...['/bin/sh', '-c', initScript(machine)],
   ];
 }

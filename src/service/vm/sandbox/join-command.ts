@@ -4,6 +4,7 @@ import { DEFAULT_PATH } from '../process/command-env.js';
 import { inVmLaunch } from '../process/in-vm-command.js';
 import type { CommandLaunch } from '../process/run-command.js';
 import type { BwrapTools } from './tools.js';
+import { VM_OOM_SCORE } from './bwrap-args.js';
 import { scriptText } from '../scripts/load.js';
 
 /** The running VM a command joins. */
@@ -53,8 +54,9 @@ export function joinLaunch(
       : [
           '/bin/sh',
           '-c',
-          scriptText('join-cgroups.sh'),
+          scriptText('join-machine.sh'),
           'join',
+          String(VM_OOM_SCORE),
           ...target.machine.procsFiles,
           '--',
           ...nsenter,

@@ -11,7 +11,7 @@ export type ScriptName =
   | 'hold-freeze.sh'
   | 'image-extents.pl'
   | 'in-vm-command.sh'
-  | 'join-cgroups.sh'
+  | 'join-machine.sh'
   | 'launch-machine.sh'
   | 'machine-root.pl'
   | 'setup-wrapper.sh'
