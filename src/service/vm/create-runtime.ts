@@ -1,8 +1,8 @@
 import { ExectlError } from '../../errors.js';
-import { BwrapRuntime } from './sandbox/sandbox-runtime.js';
+import { MachineRuntime } from './machine/machine-runtime.js';
 import { ProcessRuntime } from './process/process-runtime.js';
-import type { SandboxMode } from './sandbox/tools.js';
-import { findBwrapTools } from './sandbox/tools.js';
+import { SandboxRuntime } from './sandbox/sandbox-runtime.js';
+import { findBwrapTools, type BwrapTools, type SandboxMode } from './sandbox/tools.js';
 import type { RuntimeKind, VmRuntime } from './runtime.js';
 
 /**
@@ -18,5 +18,12 @@ export function createRuntime(kind: RuntimeKind, mode: SandboxMode): VmRuntime {
       `the bwrap runtime cannot run here: ${tools.missing} is not installed`,
     );
   }
-  return new BwrapRuntime(tools, mode);
+  return bwrapRuntime(tools, mode);
+}
+
+/** The bwrap runtime of `mode`: machines for a root server, else the sandbox of a user. */
+export function bwrapRuntime(tools: BwrapTools, mode: SandboxMode): VmRuntime {
+  return mode.kind === 'machine'
+    ? new MachineRuntime(mode)
+    : new SandboxRuntime(tools, mode.client);
 }

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExectlError } from '../../errors.js';
-import { BwrapRuntime } from './sandbox/sandbox-runtime.js';
+import { bwrapRuntime } from './create-runtime.js';
 import { clientMounts, ensureBaseSystem, hostSystem } from './sandbox/base-system.js';
 import { detectCgroups } from './cgroups.js';
 import { DEFAULT_PATH } from './process/command-env.js';
@@ -112,7 +112,7 @@ export async function detectSandboxMode(
 /** Why bwrap VMs cannot run here, or undefined when a test VM works. */
 async function bwrapProblem(tools: BwrapTools, mode: SandboxMode): Promise<string | undefined> {
   const dir = await mkdtemp(join(tmpdir(), 'exectl-probe-'));
-  const runtime = new BwrapRuntime(tools, mode);
+  const runtime = bwrapRuntime(tools, mode);
   const limits = { ...DEFAULT_VM_LIMITS, diskBytes: PROBE_DISK_BYTES };
   const vm = { name: 'probe', diskDir: join(dir, 'disk'), env: {}, limits };
   try {

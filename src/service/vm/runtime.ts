@@ -3,7 +3,8 @@ import type { MountedDisk } from './disk/watchdog.js';
 import type { SandboxMode } from './sandbox/tools.js';
 
 // The contract of a VM runtime (SPEC §4): what the rest of the service may ask of the one room
-// that spawns processes. Two implementations: sandbox/sandbox-runtime.ts and process/process-runtime.ts.
+// that spawns processes. Three implementations: process/process-runtime.ts (plain processes),
+// sandbox/sandbox-runtime.ts (bwrap as an ordinary user), machine/machine-runtime.ts (root).
 
 /** Which runtime runs the VMs (`exectl serve --runtime`). */
 export type RuntimeKind = 'bwrap' | 'process';
@@ -113,6 +114,9 @@ export interface ShellSession {
   readonly exited: Promise<ExecResult>;
 }
 
+/** What a runtime may be unable to do on a host: apply limits, freeze a VM. */
+export type RuntimeCapability = 'resize' | 'pause';
+
 /** What {@link VmRuntime.onStateChange} reports of one VM (by its disk folder, resolved). */
 export type VmStateListener = (
   diskDir: string,
@@ -137,6 +141,11 @@ export interface VmRuntime {
    * for `$HOME/exectl-setup.log` where a VM has no root file system of its own.
    */
   readonly setupLog: string;
+  /**
+   * Null when this runtime can do `what` on this host (`resize`: limits; `pause`: the freezer,
+   * for pause and resume), else why not: one line for the user. Asked before the call.
+   */
+  cannot(what: RuntimeCapability): string | null;
   /**
    * Calls `listener` when a VM's processes come or go by themselves: `running` once a boot
    * succeeded, `stopped` when a boot failed (`reason`: why) or its init ended unasked. Not

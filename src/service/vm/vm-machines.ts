@@ -194,10 +194,14 @@ export async function startVmMachines({
       if (limits.diskBytes > vm.limits.diskBytes) {
         await watchdog.assertRoom(`grow the disk of vm "${vm.name}"`);
       }
+      const refused = runtime.cannot('resize');
+      if (refused !== null) throw commandFailed(refused);
       await runtime.resize({ ...spec(vm), limits });
       store.setLimits(vm.id, limits);
     },
     async pause(vm, frozen) {
+      const refused = runtime.cannot('pause');
+      if (refused !== null) throw commandFailed(refused);
       await runtime.pause(spec(vm), frozen);
       store.setStatus(vm.id, frozen ? 'paused' : 'running');
     },

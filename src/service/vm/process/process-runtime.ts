@@ -22,6 +22,7 @@ import type {
   CreateOptions,
   ExecOptions,
   ExecResult,
+  RuntimeCapability,
   ShellOptions,
   ShellSession,
   VmRef,
@@ -116,12 +117,18 @@ export class ProcessRuntime implements VmRuntime {
     return { running: true, paused: false, bootedAt: null, limits, usage };
   }
 
+  cannot(what: RuntimeCapability): string | null {
+    return what === 'resize'
+      ? 'resize needs the bwrap runtime with the server running as root'
+      : 'pause and resume need the bwrap runtime with the server running as root';
+  }
+
   async resize(): Promise<void> {
-    throw commandFailed('resize needs the bwrap runtime with the server running as root');
+    throw commandFailed(this.cannot('resize')!);
   }
 
   async pause(): Promise<void> {
-    throw commandFailed('pause and resume need the bwrap runtime with the server running as root');
+    throw commandFailed(this.cannot('pause')!);
   }
 
   async portTarget(_vm: VmSpec, port: number): Promise<VmPortTarget> {
