@@ -19,7 +19,7 @@ import {
 } from './sandbox/tools.js';
 import { DEFAULT_VM_LIMITS } from './contract.js';
 import type { DetectedRuntime, RuntimeChoice } from './runtime.js';
-import type { InboundListener } from './network/slirp4netns.js';
+import type { InboundListener } from './network/index.js';
 import { ImageTemplates } from './disk/image-template.js';
 
 const PROBE_TIMEOUT_MS = 10_000;

@@ -14,7 +14,7 @@ import { DiskWatchdog } from './disk/watchdog.js';
 import { SetupJobs } from './setup-jobs.js';
 import { bootRunningVms, failInterruptedCreations } from './boot-at-start.js';
 import type { DetectedRuntime, ExecOptions, ExecResult, VmSpec } from './runtime.js';
-import type { InboundListener } from './network/slirp4netns.js';
+import type { InboundListener } from './network/index.js';
 
 // The stored status decides: a VM paused before a server restart stays paused (its processes
 // ended with the server) until its owner resumes it.

@@ -15,7 +15,12 @@ import { LAYOUT_MARKER } from './root-layout.js';
 import { scriptText } from '../scripts/load.js';
 import { INFO_FD, machineBwrapArgs } from '../sandbox/bwrap-args.js';
 import type { MachineTools } from '../sandbox/tools.js';
-import { inboundRelays, VmNetwork, type InboundListener } from '../network/slirp4netns.js';
+import {
+  inboundRelays,
+  SlirpNetwork,
+  type InboundListener,
+  type VmNetworkLink,
+} from '../network/index.js';
 import { watchInit, type VmInit } from '../sandbox/sandbox-init.js';
 
 /** What a machine VM needs to boot. */
@@ -49,7 +54,7 @@ export interface MachineInit extends VmInit {
   /** When the VM booted (ms since the epoch). */
   readonly bootedAt: number;
   readonly cgroup: VmCgroup | null;
-  readonly network: VmNetwork;
+  readonly network: VmNetworkLink;
 }
 
 /** Boots the VM; rejects with the first step's own message when it cannot. */
@@ -92,7 +97,7 @@ export async function startMachineInit(
     stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
   });
   // The network starts as soon as the namespaces exist, and is up alongside the init.
-  const network = new VmNetwork(tools, boot.runDir, boot.idBase);
+  const network = new SlirpNetwork(tools, boot.runDir, boot.idBase);
   // (Node types five stdio entries; the launcher has eight pipes.)
   const pipe = (fd: number) => (child.stdio as readonly unknown[])[fd] as Socket;
   const slirp = {

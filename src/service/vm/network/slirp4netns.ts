@@ -7,11 +7,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { chown, mkdir, readFile, stat } from 'node:fs/promises';
 import type { Socket } from 'node:net';
-import type { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_PATH } from '../process/command-env.js';
 import type { RelayPair } from '../machine/launcher-argv.js';
+import type { InboundListener, NetworkPipes, VmNetworkLink } from './backend.js';
 
 /** The tools a VM's network needs. */
 export interface NetworkTools {
@@ -19,13 +19,6 @@ export interface NetworkTools {
   socat: string;
   nsenter: string;
   setpriv: string;
-}
-
-/** A listener of the server to show inside every VM: its host address and its unix socket. */
-export interface InboundListener {
-  host: string;
-  port: number;
-  socketPath: string;
 }
 
 const READY_TIMEOUT_MS = 10_000;
@@ -42,23 +35,14 @@ export function inboundRelays(inbound: readonly InboundListener[]): RelayPair[] 
   });
 }
 
-/** The server's ends of the pipes to the slirp4netns the launcher started. */
-export interface SlirpPipes {
-  /** Says something once the network is configured; ends early when slirp4netns ends. */
-  ready: Readable;
-  /** slirp4netns exits once this closes. */
-  exit: Socket;
-  errors: Readable;
-}
-
 /**
  * The network of one VM: slirp4netns and the inbound relays, which the launcher starts
  * (machine/launcher-argv.ts), and the relays the VM proxy asks for, which this starts.
  */
-export class VmNetwork {
+export class SlirpNetwork implements VmNetworkLink {
   private readonly helpers: ChildProcess[] = [];
   private readonly relays = new Map<number, Promise<string>>();
-  private slirp: SlirpPipes | undefined;
+  private slirp: NetworkPipes | undefined;
   private inboundRelayPids: readonly number[] = [];
   private netPid = 0;
 
@@ -79,7 +63,7 @@ export class VmNetwork {
   async attach(
     holderPid: number,
     relayPids: readonly number[],
-    slirp: SlirpPipes,
+    slirp: NetworkPipes,
     inboundPorts: readonly number[],
   ) {
     this.netPid = holderPid;
@@ -195,7 +179,7 @@ export class VmNetwork {
 
 // Resolves once slirp4netns says the VM's network is configured; rejects with its last message
 // when it ends first (its pipe closes) or says nothing in time.
-function slirpReady({ ready, errors }: SlirpPipes): Promise<void> {
+function slirpReady({ ready, errors }: NetworkPipes): Promise<void> {
   let stderr = '';
   errors.on('data', (c: Buffer) => (stderr.length < 2048 ? (stderr += c.toString()) : undefined));
   return new Promise((resolve, reject) => {

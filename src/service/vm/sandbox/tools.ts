@@ -5,7 +5,7 @@ import type { CgroupHost } from '../cgroups.js';
 import type { DiskTools } from '../disk/image.js';
 import type { ImageTemplates } from '../disk/image-template.js';
 import { findExecutable } from '../process/executables.js';
-import type { InboundListener, NetworkTools } from '../network/slirp4netns.js';
+import type { InboundListener, NetworkTools } from '../network/index.js';
 
 /** Absolute paths of the system tools every bwrap VM needs. */
 export interface BwrapTools {
