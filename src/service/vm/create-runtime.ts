@@ -1,8 +1,8 @@
 import { ExectlError } from '../../errors.js';
-import { MachineRuntime } from './machine/machine-runtime.js';
-import { ProcessRuntime } from './process/process-runtime.js';
-import { SandboxRuntime } from './sandbox/sandbox-runtime.js';
-import { findBwrapTools, type BwrapTools, type SandboxMode } from './sandbox/tools.js';
+import { MachineRuntime } from './machine/index.js';
+import { ProcessRuntime } from './process/index.js';
+import { SandboxRuntime } from './sandbox/index.js';
+import { findBwrapTools, type BwrapTools, type SandboxMode } from './sandbox/index.js';
 import type { RuntimeKind, VmRuntime } from './runtime.js';
 
 /**

@@ -5,22 +5,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExectlError } from '../../errors.js';
 import { bwrapRuntime } from './create-runtime.js';
-import { clientMounts, ensureBaseSystem, hostSystem } from './sandbox/base-system.js';
+import { clientMounts, ensureBaseSystem, hostSystem } from './sandbox/index.js';
 import { detectCgroups } from './cgroups.js';
-import { DEFAULT_PATH } from './process/command-env.js';
+import { DEFAULT_PATH } from './process/index.js';
 import { DEFAULT_REGISTRY } from './id-ranges.js';
-import { prepareRunDir } from './machine/machine-life.js';
+import { prepareRunDir } from './machine/index.js';
 import {
   findBwrapTools,
   findMachineTools,
   serverIsRoot,
   type BwrapTools,
   type SandboxMode,
-} from './sandbox/tools.js';
+} from './sandbox/index.js';
 import { DEFAULT_VM_LIMITS } from './contract.js';
 import type { DetectedRuntime, RuntimeChoice } from './runtime.js';
 import type { InboundListener } from './network/index.js';
-import { ImageTemplates } from './disk/image-template.js';
+import { ImageTemplates } from './disk/index.js';
 
 const PROBE_TIMEOUT_MS = 10_000;
 const PROBE_DISK_BYTES = 32 * 1024 ** 2;

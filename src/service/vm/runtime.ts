@@ -1,6 +1,6 @@
 import type { VmLimits, VmPortTarget, VmState } from './contract.js';
-import type { MountedDisk } from './disk/watchdog.js';
-import type { SandboxMode } from './sandbox/tools.js';
+import type { MountedDisk } from './disk/index.js';
+import type { SandboxMode } from './sandbox/index.js';
 
 // The contract of a VM runtime (SPEC §4): what the rest of the service may ask of the one room
 // that spawns processes. Three implementations: process/process-runtime.ts (plain processes),

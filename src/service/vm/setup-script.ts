@@ -1,9 +1,9 @@
 // A VM's setup script (SPEC §4): run once, inside, as root, its output kept in the VM. The
 // script is never read by a host process: it travels as one quoted word of a command that
 // only the VM's own /bin/sh runs (the exec path, process/in-vm-command.ts).
-import { singleQuoted } from './process/in-vm-command.js';
+import { singleQuoted } from './process/index.js';
 import type { ExecOptions, ExecResult } from './runtime.js';
-import { scriptText } from './scripts/load.js';
+import { scriptText } from './scripts/index.js';
 
 /** Where the script's output is kept inside a VM whose root file system is writable. */
 export const SETUP_LOG = '/var/log/exectl-setup.log';

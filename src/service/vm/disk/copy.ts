@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { createDisk, removeDisk } from './folder-disk.js';
 import { freezeDisk } from './freeze.js';
 import { IMAGE_NAME, hasImage, run } from './image.js';
-import { findExecutable } from '../process/executables.js';
+import { findExecutable } from '../process/index.js';
 import { IDS_PER_VM, RANGE_RECORD, idBaseOf, releaseIdRange } from '../id-ranges.js';
-import type { MachineInit } from '../machine/machine-boot.js';
-import type { MachineHost } from '../sandbox/tools.js';
-import { scriptText } from '../scripts/load.js';
+import type { MachineInit } from '../machine/index.js';
+import type { MachineHost } from '../sandbox/index.js';
+import { scriptText } from '../scripts/index.js';
 
 /** Copies the folder disk `fromDir` to the new folder `toDir` (symlinks as symlinks). */
 export async function copyFolderDisk(fromDir: string, toDir: string): Promise<void> {

@@ -7,9 +7,9 @@
 // an image `rm` had deleted. The holder, a member of the namespace, keeps it (and the mount)
 // until it has thawed.
 import { spawn } from 'node:child_process';
-import { DEFAULT_PATH } from '../process/command-env.js';
-import type { MachineTools } from '../sandbox/tools.js';
-import { scriptText } from '../scripts/load.js';
+import { DEFAULT_PATH } from '../process/index.js';
+import type { MachineTools } from '../sandbox/index.js';
+import { scriptText } from '../scripts/index.js';
 
 /** A file system held frozen; `thaw` lets its writers go on. */
 export interface FrozenDisk {

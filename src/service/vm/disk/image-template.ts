@@ -8,7 +8,7 @@
 // UUID: nothing of ours mounts by UUID, and a `cp` of a VM has its original's UUID too.
 import { open, rm } from 'node:fs/promises';
 import { run } from './image.js';
-import { scriptText } from '../scripts/load.js';
+import { scriptText } from '../scripts/index.js';
 
 /** The tools a template needs. */
 export interface TemplateTools {

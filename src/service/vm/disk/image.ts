@@ -5,13 +5,20 @@
 import { spawn } from 'node:child_process';
 import { mkdir, open, readdir, rename, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DEFAULT_PATH } from '../process/command-env.js';
+import { DEFAULT_PATH } from '../process/index.js';
 import type { ImageTemplates } from './image-template.js';
-import { LAYOUT_MARKER } from '../machine/root-layout.js';
-import { scriptText } from '../scripts/load.js';
+import { scriptText } from '../scripts/index.js';
 
 /** The image inside a VM's disk folder. */
 export const IMAGE_NAME = 'disk.img';
+
+/**
+ * Beside the image, in the VM's disk folder (which the VM never reaches): written once the
+ * image holds the layers of the VM's root file system (its folder `overlay`). An image without it is an older exectl's, whose top
+ * folder was the VM's home, every name in it chosen by the VM: nothing there is trusted, all
+ * of it moves into the new home.
+ */
+export const LAYOUT_MARKER = 'root-layout';
 
 /** The e2fsprogs tools the images need (and util-linux's unshare, to fill one). */
 export interface DiskTools {
@@ -42,7 +49,7 @@ export async function createImage(
   await images.makeImage(image, sizeBytes, scratch);
   try {
     // Old files are the VM's home, at the image's top until the first boot moves them into the
-    // root file system; a fresh image has its layers made there at once (machine/root-layout.ts).
+    // root file system; a fresh image has its layers made there at once (scripts/machine-root.pl).
     if (legacy.length > 0) await fillFromFolder(tools, diskDir, legacy, owner);
     else await writeFile(join(diskDir, LAYOUT_MARKER), '', { mode: 0o600 });
   } catch (err) {

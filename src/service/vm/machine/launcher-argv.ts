@@ -5,7 +5,7 @@
 // a large process), against about 1 ms from this shell; the network helpers used to be two
 // more of those.
 import { IDS_PER_VM } from '../id-ranges.js';
-import { scriptText } from '../scripts/load.js';
+import { scriptText } from '../scripts/index.js';
 
 /**
  * The launcher's pipes to the server, by fd number inside it (fd 3 is bwrap's info fd): the

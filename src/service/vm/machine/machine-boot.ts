@@ -7,21 +7,20 @@ import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
 import type { VmCgroup } from '../cgroups.js';
-import { DEFAULT_PATH } from '../process/command-env.js';
-import { IMAGE_NAME } from '../disk/image.js';
+import { DEFAULT_PATH } from '../process/index.js';
+import { IMAGE_NAME, LAYOUT_MARKER } from '../disk/index.js';
 import { launcherArgv, LAUNCHER_FD } from './launcher-argv.js';
-import { clientMountArgs, type ClientMounts } from '../sandbox/base-system.js';
-import { LAYOUT_MARKER } from './root-layout.js';
-import { scriptText } from '../scripts/load.js';
-import { INFO_FD, machineBwrapArgs } from '../sandbox/bwrap-args.js';
-import type { MachineTools } from '../sandbox/tools.js';
+import { clientMountArgs, type ClientMounts } from '../sandbox/index.js';
+import { scriptText } from '../scripts/index.js';
+import { INFO_FD, machineBwrapArgs } from '../sandbox/index.js';
+import type { MachineTools } from '../sandbox/index.js';
 import {
   inboundRelays,
   SlirpNetwork,
   type InboundListener,
   type VmNetworkLink,
 } from '../network/index.js';
-import { watchInit, type VmInit } from '../sandbox/sandbox-init.js';
+import { watchInit, type VmInit } from '../sandbox/index.js';
 
 /** What a machine VM needs to boot. */
 interface MachineBoot {

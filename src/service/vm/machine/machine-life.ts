@@ -3,8 +3,8 @@
 import { chmod, mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { VmCgroup } from '../cgroups.js';
-import { createDisk } from '../disk/folder-disk.js';
-import type { MountedDisk } from '../disk/watchdog.js';
+import { createDisk } from '../disk/index.js';
+import type { MountedDisk } from '../disk/index.js';
 import {
   IMAGE_NAME,
   createImage,
@@ -13,10 +13,10 @@ import {
   imageUsage,
   minimumImageSize,
   resizeImageOffline,
-} from '../disk/image.js';
+} from '../disk/index.js';
 import { idBaseOf, releaseIdRange } from '../id-ranges.js';
 import { startMachineInit, type MachineInit } from './machine-boot.js';
-import type { MachineHost } from '../sandbox/tools.js';
+import type { MachineHost } from '../sandbox/index.js';
 import { DEFAULT_VM_LIMITS, type EnforcedLimits, type VmState } from '../contract.js';
 import type { VmSpec } from '../runtime.js';
 

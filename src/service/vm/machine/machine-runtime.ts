@@ -3,12 +3,12 @@
 // ordinary user is sandbox/init-runtime.ts's.
 import { commandFailed } from '../../../errors.js';
 import { DEFAULT_VM_LIMITS, type VmPortTarget, type VmState } from '../contract.js';
-import { copyMachineDisk } from '../disk/copy.js';
-import type { MountedDisk } from '../disk/watchdog.js';
+import { copyMachineDisk } from '../disk/index.js';
+import type { MountedDisk } from '../disk/index.js';
 import type { RuntimeCapability, VmSpec } from '../runtime.js';
-import { InitRuntime } from '../sandbox/init-runtime.js';
-import type { JoinTarget } from '../sandbox/join-command.js';
-import type { MachineHost } from '../sandbox/tools.js';
+import { InitRuntime } from '../sandbox/index.js';
+import type { JoinTarget } from '../sandbox/index.js';
+import type { MachineHost } from '../sandbox/index.js';
 import type { MachineInit } from './machine-boot.js';
 import {
   bootMachine,

@@ -9,8 +9,8 @@ import { chown, mkdir, readFile, stat } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_PATH } from '../process/command-env.js';
-import type { RelayPair } from '../machine/launcher-argv.js';
+import { DEFAULT_PATH } from '../process/index.js';
+import type { RelayPair } from '../machine/index.js';
 import type { InboundListener, NetworkPipes, VmNetworkLink } from './backend.js';
 
 /** The tools a VM's network needs. */

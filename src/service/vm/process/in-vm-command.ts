@@ -7,7 +7,7 @@
 // host process running as root is code execution as root on the host; an argument is data
 // that a host program parses. Inside the VM the same values can only affect the VM.
 
-import { scriptText } from '../scripts/load.js';
+import { scriptText } from '../scripts/index.js';
 
 /**
  * The fd on which the payload arrives (in-vm-command.sh reads it): 0-2 are the command's, 3 is

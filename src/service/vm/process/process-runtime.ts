@@ -5,13 +5,13 @@
 // session leader, and the sessions that still have members are remembered; and a process
 // whose working folder is inside the VM's folder belongs to the VM (this catches background
 // processes that left their session with `setsid`, unless they also left the folder).
-import type { MountedDisk } from '../disk/watchdog.js';
+import type { MountedDisk } from '../disk/index.js';
 import { userInfo } from 'node:os';
 import { resolve, sep } from 'node:path';
 import { commandEnv } from './command-env.js';
 import { createVm } from '../create-vm.js';
-import { copyFolderDisk } from '../disk/copy.js';
-import { assertDiskExists, createDisk, removeDisk } from '../disk/folder-disk.js';
+import { copyFolderDisk } from '../disk/index.js';
+import { assertDiskExists, createDisk, removeDisk } from '../disk/index.js';
 import { groupAlive, killUntilGone } from './kill-tree.js';
 import { processCwd } from './proc-table.js';
 import { runCommand, shellArgv } from './run-command.js';

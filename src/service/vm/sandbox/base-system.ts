@@ -11,9 +11,9 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_PATH } from '../process/command-env.js';
+import { DEFAULT_PATH } from '../process/index.js';
 import { isSystemFolder, readHostRoot, type RootEntry } from './bwrap-args.js';
-import { scriptText, type ScriptName } from '../scripts/load.js';
+import { scriptText, type ScriptName } from '../scripts/index.js';
 
 /** Where the snapshots live (beside the id-range claims). */
 const DEFAULT_BASE_ROOT = '/var/lib/exectl/base-system';

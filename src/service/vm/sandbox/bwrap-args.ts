@@ -116,7 +116,7 @@ export function bwrapArgs(
 
 /**
  * The bwrap command line of a machine VM's init sandbox. bwrap runs as root of the VM's own
- * user namespace already; the root file system (machine/root-layout.ts, writable, the VM's own) is
+ * user namespace already; the root file system (scripts/machine-root.pl, writable, the VM's own) is
  * `rootDir`, with a fresh `/tmp` and `/run` at each boot and `extraArgs` (the client's
  * read-only mounts) on top.
  */

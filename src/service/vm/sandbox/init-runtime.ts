@@ -15,18 +15,13 @@ import { resolve } from 'node:path';
 import { commandFailed } from '../../../errors.js';
 import type { VmPortTarget, VmState } from '../contract.js';
 import { createVm } from '../create-vm.js';
-import { CopiesUnderWay } from '../disk/copies-under-way.js';
-import { assertDiskExists } from '../disk/folder-disk.js';
-import type { MountedDisk } from '../disk/watchdog.js';
-import { commandEnv } from '../process/command-env.js';
-import { runCommand, type CommandLaunch } from '../process/run-command.js';
-import {
-  findShellTools,
-  shellCommand,
-  shellEnv,
-  sttySizeCommand,
-} from '../process/shell-command.js';
-import { startShellSession } from '../process/shell-session.js';
+import { CopiesUnderWay } from '../disk/index.js';
+import { assertDiskExists } from '../disk/index.js';
+import type { MountedDisk } from '../disk/index.js';
+import { commandEnv } from '../process/index.js';
+import { runCommand, type CommandLaunch } from '../process/index.js';
+import { findShellTools, shellCommand, shellEnv, sttySizeCommand } from '../process/index.js';
+import { startShellSession } from '../process/index.js';
 import type {
   CreateOptions,
   ExecOptions,

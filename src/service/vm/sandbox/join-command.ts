@@ -1,11 +1,11 @@
 // The command line that runs something inside a running VM: nsenter joins the namespaces of
 // the VM's pid 1, and the in-VM launcher (process/in-vm-command.ts) takes the user's words from a pipe.
-import { DEFAULT_PATH } from '../process/command-env.js';
-import { inVmLaunch } from '../process/in-vm-command.js';
-import type { CommandLaunch } from '../process/run-command.js';
+import { DEFAULT_PATH } from '../process/index.js';
+import { inVmLaunch } from '../process/index.js';
+import type { CommandLaunch } from '../process/index.js';
 import type { BwrapTools } from './tools.js';
 import { VM_OOM_SCORE } from './bwrap-args.js';
-import { scriptText } from '../scripts/load.js';
+import { scriptText } from '../scripts/index.js';
 
 /** The running VM a command joins. */
 export interface JoinTarget {

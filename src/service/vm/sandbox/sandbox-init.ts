@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
-import { DEFAULT_PATH } from '../process/command-env.js';
+import { DEFAULT_PATH } from '../process/index.js';
 import { bwrapArgs, INFO_FD } from './bwrap-args.js';
 import type { BwrapTools } from './tools.js';
 

@@ -3,9 +3,9 @@
 // The lifecycle it shares with machine VMs is init-runtime.ts's.
 import { commandFailed } from '../../../errors.js';
 import type { VmPortTarget, VmState } from '../contract.js';
-import { copyFolderDisk } from '../disk/copy.js';
-import { createDisk, removeDisk } from '../disk/folder-disk.js';
-import type { MountedDisk } from '../disk/watchdog.js';
+import { copyFolderDisk } from '../disk/index.js';
+import { createDisk, removeDisk } from '../disk/index.js';
+import type { MountedDisk } from '../disk/index.js';
 import type { RuntimeCapability, VmSpec } from '../runtime.js';
 import { clientMountArgs, type ClientMounts } from './base-system.js';
 import { readHostRoot, systemFolderArgs } from './bwrap-args.js';

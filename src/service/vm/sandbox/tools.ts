@@ -2,9 +2,9 @@
 import { readFileSync } from 'node:fs';
 import type { ClientMounts } from './base-system.js';
 import type { CgroupHost } from '../cgroups.js';
-import type { DiskTools } from '../disk/image.js';
-import type { ImageTemplates } from '../disk/image-template.js';
-import { findExecutable } from '../process/executables.js';
+import type { DiskTools } from '../disk/index.js';
+import type { ImageTemplates } from '../disk/index.js';
+import { findExecutable } from '../process/index.js';
 import type { InboundListener, NetworkTools } from '../network/index.js';
 
 /** Absolute paths of the system tools every bwrap VM needs. */
@@ -65,7 +65,7 @@ const MACHINE_TOOLS = {
   dumpe2fs: 'dumpe2fs',
   e2fsck: 'e2fsck',
   resize2fs: 'resize2fs',
-  // The idmapped mounts of each VM's root (machine/root-layout.ts); Debian's perl-base is essential.
+  // The idmapped mounts of each VM's root (scripts/machine-root.pl); Debian's perl-base is essential.
   perl: 'perl',
   cp: 'cp',
   fsfreeze: 'fsfreeze',

@@ -1,11 +1,19 @@
 # machine-root.pl: mounts a machine VM's disk and root file system, then execs the command
-# that runs bwrap (machine/root-layout.ts says why). Run by launch-machine.sh as
-# `perl -e`, as host root, in a mount namespace of its own.
+# that runs bwrap (why: below). Run by launch-machine.sh as `perl -e`, as host root, in a
+# mount namespace of its own.
 # Arguments, all ours: IMAGE HOLDER DISK MARKER BASE VMRUN SNAPSHOT FOLDER... -- COMMAND...
 #   IMAGE the disk image; HOLDER the pid holding the VM's namespaces; DISK the image's mount
 #   point; MARKER the layout marker file; BASE the VM's first host id; VMRUN the VM's run
 #   folder; SNAPSHOT the base system; FOLDER... the host's system folders; COMMAND... enters
 #   the holder's namespaces and runs bwrap.
+#
+# A machine VM's root file system (SPEC §4): overlayfs, copy-on-write. The lower layers are the
+# host's base system (base-system.ts) seen through idmapped mounts, so that the host's root
+# appears as the VM's root and every host id as the same id of the VM's range: root inside
+# owns /usr and /etc as on any machine, and `dpkg` and `apt-get` can replace their files. The
+# upper layers live in the VM's disk image, so what is installed survives restarts; `rm`
+# deletes them with the image. The host's files themselves never change: overlayfs writes
+# only to the upper layer, and the lower mounts are reachable only from the launcher.
 #
 # Mounts the VM's disk and root file system, all of it in one process (each program the
 # launcher starts delays the VM's boot):
