@@ -9,10 +9,9 @@ import { clientMounts, ensureBaseSystem, hostSystem } from './sandbox/index.js';
 import { detectCgroups } from './cgroups.js';
 import { DEFAULT_PATH } from './process/index.js';
 import { DEFAULT_REGISTRY } from './id-ranges.js';
-import { prepareRunDir } from './machine/index.js';
+import { findMachineTools, prepareRunDir } from './machine/index.js';
 import {
   findBwrapTools,
-  findMachineTools,
   serverIsRoot,
   type BwrapTools,
   type SandboxMode,

@@ -11,7 +11,7 @@ import { IMAGE_NAME, hasImage, run } from './image.js';
 import { findExecutable } from '../process/index.js';
 import { IDS_PER_VM, RANGE_RECORD, idBaseOf, releaseIdRange } from '../id-ranges.js';
 import type { MachineInit } from '../machine/index.js';
-import type { MachineHost } from '../sandbox/index.js';
+import type { MachineHost } from '../machine/index.js';
 import { scriptText } from '../scripts/index.js';
 
 /** Copies the folder disk `fromDir` to the new folder `toDir` (symlinks as symlinks). */

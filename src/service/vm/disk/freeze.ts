@@ -8,7 +8,7 @@
 // until it has thawed.
 import { spawn } from 'node:child_process';
 import { DEFAULT_PATH } from '../process/index.js';
-import type { MachineTools } from '../sandbox/index.js';
+import type { MachineTools } from '../machine/index.js';
 import { scriptText } from '../scripts/index.js';
 
 /** A file system held frozen; `thaw` lets its writers go on. */

@@ -13,7 +13,7 @@ import { launcherArgv, LAUNCHER_FD } from './launcher-argv.js';
 import { clientMountArgs, type ClientMounts } from '../sandbox/index.js';
 import { scriptText } from '../scripts/index.js';
 import { INFO_FD, machineBwrapArgs } from '../sandbox/index.js';
-import type { MachineTools } from '../sandbox/index.js';
+import type { MachineTools } from './machine-host.js';
 import {
   inboundRelays,
   SlirpNetwork,

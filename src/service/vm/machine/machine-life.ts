@@ -16,7 +16,7 @@ import {
 } from '../disk/index.js';
 import { idBaseOf, releaseIdRange } from '../id-ranges.js';
 import { startMachineInit, type MachineInit } from './machine-boot.js';
-import type { MachineHost } from '../sandbox/index.js';
+import type { MachineHost } from './machine-host.js';
 import { DEFAULT_VM_LIMITS, type EnforcedLimits, type VmState } from '../contract.js';
 import type { VmSpec } from '../runtime.js';
 

@@ -8,7 +8,7 @@ import type { MountedDisk } from '../disk/index.js';
 import type { RuntimeCapability, VmSpec } from '../runtime.js';
 import { InitRuntime } from '../sandbox/index.js';
 import type { JoinTarget } from '../sandbox/index.js';
-import type { MachineHost } from '../sandbox/index.js';
+import type { MachineHost } from './machine-host.js';
 import type { MachineInit } from './machine-boot.js';
 import {
   bootMachine,

@@ -12,11 +12,10 @@ export { type JoinTarget } from './join-command.js';
 export { watchInit, type VmInit } from './sandbox-init.js';
 export { SandboxRuntime } from './sandbox-runtime.js';
 export {
+  BWRAP_TOOLS,
+  findAll,
   findBwrapTools,
-  findMachineTools,
   serverIsRoot,
   type BwrapTools,
-  type MachineHost,
-  type MachineTools,
   type SandboxMode,
 } from './tools.js';
