@@ -13,9 +13,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { detectSandboxMode } from '../src/service/vm/detect.js';
+import { detectSandboxMode } from '../src/service/vm/detect-runtime.js';
 import { createRuntime } from '../src/service/vm/create-runtime.js';
-import type { VmSpec } from '../src/service/vm/types.js';
+import type { VmSpec } from '../src/service/vm/runtime.js';
 import { median } from './lib/stats.js';
 
 if (process.getuid?.() !== 0) {

@@ -42,7 +42,7 @@ export interface ServiceConfig {
    */
   allowPrivateTargets?: boolean;
   /**
-   * The free space the data folder keeps (SPEC §7); absent: disk-budget.ts's `diskFloor` of its
+   * The free space the data folder keeps (SPEC §7); absent: disk/budget.ts's `diskFloor` of its
    * file system. Tests on a small file system set it.
    */
   diskFloorBytes?: number;

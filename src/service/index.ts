@@ -16,7 +16,7 @@ import { FAILURES_PER_ADDRESS } from './http/failures-by-address.js';
 import { TokenAuthenticator } from './http/token-auth.js';
 import { createVmProxy } from './http/vm-proxy.js';
 import { cameBack, integrationLoop, newLoopMark } from './integrations/loop.js';
-import { startReflectionListener } from './reflection/index.js';
+import { reflectionUrlOf, startReflectionListener } from './reflection/index.js';
 import { newLogEntry, runLogged } from './request-log.js';
 import { startSshFrontEnd } from './ssh/index.js';
 import { DATABASE_FILE, lockDataFolder, openStore, type Store } from './store/index.js';
@@ -138,7 +138,12 @@ export async function createService(
 
   try {
     const endpoints: ServiceEndpoints = { http: '', ssh: null, reflection: '' };
-    const machines = await startVmMachines({ config, store, endpoints });
+    const machines = await startVmMachines({
+      config,
+      store,
+      endpoints,
+      reflectionUrl: (vm) => reflectionUrlOf(endpoints.reflection, vm.reflectionSecret),
+    });
     closers.push(() => machines.shutdown());
     machines.recoverCreations();
 

@@ -10,7 +10,7 @@ import { mkdir } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { humanBytes } from '../../src/service/rules/limit-values.js';
-import { diskFloor } from '../../src/service/vm/disk-budget.js';
+import { diskFloor } from '../../src/service/vm/disk/budget.js';
 import { generateKey, type GeneratedKey } from '../helpers/keys.js';
 import { createTempDir, type TempDir } from '../helpers/tmp.js';
 import { assertBuilt } from './harness.js';

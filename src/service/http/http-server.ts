@@ -123,7 +123,7 @@ export async function listenHttp(options: HttpListenerOptions): Promise<HttpList
 }
 
 /**
- * The same listener for machine VMs: a unix socket that each VM's relay (vm/vm-network.ts)
+ * The same listener for machine VMs: a unix socket that each VM's relay (vm/network/slirp4netns.ts)
  * connects to from the VM's own address for this listener. Its connections are served like
  * any other (TLS included); the socket is reachable only through the server's run folder.
  */

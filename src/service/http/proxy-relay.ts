@@ -8,7 +8,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { ExectlError } from '../../errors.js';
-import type { VmPortTarget } from '../vm/types.js';
+import type { VmPortTarget } from '../vm/index.js';
 import { headersFromVm } from './proxy-headers.js';
 
 /** Where a VM's server is reached: a relay socket into its network, or the host's loopback. */

@@ -4,6 +4,8 @@ import type { ConnectionLimits } from '../http/connection-caps.js';
 import { listenHttp } from '../http/http-server.js';
 import { createReflectionHandler, type ReflectionDeps } from './handler.js';
 
+export { reflectionUrlOf } from './urls.js';
+
 /**
  * Starts the reflection listener on `config.reflectionListen` (plain HTTP: VMs reach it on
  * the host's loopback). Its base URL is the caller's to put in `endpoints.reflection`, before

@@ -10,7 +10,7 @@ export const INTEGRATION_SEGMENT = 'i';
 
 /**
  * A VM's `{reflection_url}` (its `EXECTL_REFLECTION_URL`): the reflection listener's base URL
- * and the VM's secret. The VM runtime (vm/machines.ts) hands out exactly this, so the help
+ * and the VM's secret. The service hands vm/ exactly this to give each VM, so the help
  * lines the listener shows are the addresses the VM actually has.
  */
 export function reflectionUrlOf(listenerBase: string, secret: string): string {

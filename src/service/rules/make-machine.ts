@@ -1,6 +1,6 @@
 import { commandFailed } from '../../errors.js';
 import type { LogSink, ServiceConfig } from '../config.js';
-import type { VmMachines } from '../deps.js';
+import type { VmMachines } from '../vm/index.js';
 import type { Store, VmRecord } from '../store/index.js';
 
 /**

@@ -1,7 +1,6 @@
 import { commandFailed } from '../../errors.js';
-import type { VmMachines } from '../deps.js';
 import type { VmLimitsRecord, VmRecord } from '../store/index.js';
-import { MemoryInUse } from '../vm/types.js';
+import { MemoryInUse, type VmMachines } from '../vm/contract.js';
 
 /**
  * Gives the machine of `vm` new limits, as `resize` and `--seed` do. A memory limit below what

@@ -3,7 +3,8 @@
 // twice changes nothing; nothing absent from the seed is ever deleted.
 import { ensureAccount } from '../accounts.js';
 import type { LogSink } from '../config.js';
-import type { ServiceEndpoints, VmMachines } from '../deps.js';
+import type { ServiceEndpoints } from '../deps.js';
+import type { VmMachines } from '../vm/index.js';
 import { seedConflict, seedEntry, type SeedChanges } from './conflict.js';
 import { applySeedIntegrations } from './integrations.js';
 import type { Seed, SeedAccount } from './parse.js';

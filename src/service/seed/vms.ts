@@ -8,7 +8,7 @@ import { sameEmail } from '../rules/validate.js';
 import { asSeedConflict, seedConflict, seedEntry, type SeedChanges } from './conflict.js';
 import type { SeedAccount, SeedVm } from './parse.js';
 import type { LogSink } from '../config.js';
-import type { VmMachines } from '../deps.js';
+import type { VmMachines } from '../vm/index.js';
 import type { Account, Store, VmRecord } from '../store/index.js';
 
 /** What creating a VM needs: the store, the VM machinery, and where a failed cleanup is told. */

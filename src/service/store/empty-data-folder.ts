@@ -29,7 +29,7 @@ export function emptyDataFolder(dataDir: string): ResetSummary {
   } finally {
     store.close();
   }
-  // Where vm/machines.ts puts each VM's disk: <data>/vms/<id>.
+  // Where vm/vm-machines.ts puts each VM's disk: <data>/vms/<id>.
   rmSync(join(dataDir, 'vms'), { recursive: true, force: true });
   removeDatabase(databasePath);
   return summary;

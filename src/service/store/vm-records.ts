@@ -1,4 +1,5 @@
 // The shape of a VM as stored and as returned, and the SQL that reads it.
+import { DEFAULT_VM_LIMITS, type VmLimits } from '../vm/contract.js';
 
 export type Visibility = 'private' | 'public';
 
@@ -23,7 +24,7 @@ export interface VmRecord {
   /** The owner. */
   accountId: number;
   emoji: string;
-  /** Kept true by the VM machinery (vm/machines.ts); the store does not interpret it. */
+  /** Kept true by the VM machinery (vm/vm-machines.ts); the store does not interpret it. */
   status: VmStatus;
   /** Sorted, without duplicates. */
   tags: string[];
@@ -41,21 +42,9 @@ export interface VmRecord {
   limits: VmLimitsRecord;
 }
 
-/** A VM's limits as stored. */
-export interface VmLimitsRecord {
-  cpus: number;
-  memoryBytes: number;
-  pids: number;
-  diskBytes: number;
-}
-
-/** SPEC §4's defaults: 2 CPUs, 2 GiB, 4096 processes, 10 GiB of disk. */
-export const DEFAULT_VM_LIMITS: VmLimitsRecord = {
-  cpus: 2,
-  memoryBytes: 2 * 1024 ** 3,
-  pids: 4096,
-  diskBytes: 10 * 1024 ** 3,
-};
+/** A VM's limits as stored: vm/'s one Limits type. */
+export type VmLimitsRecord = VmLimits;
+export { DEFAULT_VM_LIMITS };
 
 export interface VmRow {
   id: number;

@@ -1,9 +1,9 @@
 import { ExectlError } from '../../errors.js';
-import { BwrapRuntime } from './bwrap-runtime.js';
-import { ProcessRuntime } from './process-runtime.js';
-import type { SandboxMode } from './sandbox-identity.js';
-import { findBwrapTools } from './sandbox-identity.js';
-import type { RuntimeKind, VmRuntime } from './types.js';
+import { MachineRuntime } from './machine/index.js';
+import { ProcessRuntime } from './process/index.js';
+import { SandboxRuntime } from './sandbox/index.js';
+import { findBwrapTools, type BwrapTools, type SandboxMode } from './sandbox/index.js';
+import type { RuntimeKind, VmRuntime } from './runtime.js';
 
 /**
  * A runtime of the given kind (usually the one `detectRuntime` chose), its bwrap VMs run in
@@ -18,5 +18,12 @@ export function createRuntime(kind: RuntimeKind, mode: SandboxMode): VmRuntime {
       `the bwrap runtime cannot run here: ${tools.missing} is not installed`,
     );
   }
-  return new BwrapRuntime(tools, mode);
+  return bwrapRuntime(tools, mode);
+}
+
+/** The bwrap runtime of `mode`: machines for a root server, else the sandbox of a user. */
+export function bwrapRuntime(tools: BwrapTools, mode: SandboxMode): VmRuntime {
+  return mode.kind === 'machine'
+    ? new MachineRuntime(mode)
+    : new SandboxRuntime(tools, mode.client);
 }

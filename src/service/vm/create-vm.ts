@@ -2,7 +2,7 @@
 // command; all or nothing.
 import { commandFailed } from '../../errors.js';
 import { runSetupScript } from './setup-script.js';
-import type { CreateOptions, VmRuntime, VmSpec } from './types.js';
+import type { CreateOptions, VmRuntime, VmSpec } from './runtime.js';
 
 /**
  * Makes the disk with `makeDisk`, then runs the setup script through `runtime.exec`, its

@@ -1,4 +1,17 @@
 // The VM runtimes (SPEC §4): the only room of the service that spawns processes.
+export { DEFAULT_VM_LIMITS } from './contract.js';
+export type {
+  EnforcedLimits,
+  VmExecOptions,
+  VmLimits,
+  VmListeners,
+  VmMachines,
+  VmPortTarget,
+  VmShellOptions,
+  VmShellSession,
+  VmState,
+  VmUsage,
+} from './contract.js';
 export type {
   CreateOptions,
   DetectedRuntime,
@@ -12,8 +25,8 @@ export type {
   VmRef,
   VmRuntime,
   VmSpec,
-} from './types.js';
+} from './runtime.js';
 export { createRuntime } from './create-runtime.js';
-export { detectRuntime, detectSandboxMode, type MachineOptions } from './detect.js';
-export { startVmMachines, type RunningVmMachines } from './machines.js';
+export { detectRuntime, detectSandboxMode, type MachineOptions } from './detect-runtime.js';
+export { startVmMachines, type RunningVmMachines, type VmMachinesDeps } from './vm-machines.js';
 export { releaseVmIdRanges } from './id-ranges.js';

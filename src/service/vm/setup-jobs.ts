@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Store, VmRecord, VmSetup, VmStatus } from '../store/index.js';
 import { StoreConflictError } from '../store/index.js';
 import { runSetupScript, shortLine } from './setup-script.js';
-import type { ExecOptions, ExecResult } from './types.js';
+import type { ExecOptions, ExecResult } from './runtime.js';
 
 /** How long a setup script may run before it is killed and its VM marked `failed`. */
 const SETUP_DEADLINE_MS = 15 * 60_000;

@@ -1,6 +1,8 @@
 // A real SSH front end on a loopback port, over a real SQLite store in a temp dir, driven with
 // the real OpenSSH client. One harness per test file; close() removes everything it made.
-import type { ServiceDeps, ServiceEndpoints, VmMachines } from '../../../src/service/deps.js';
+import type { ServiceDeps, ServiceEndpoints } from '../../../src/service/deps.js';
+import { reflectionUrlOf } from '../../../src/service/reflection/urls.js';
+import type { VmMachines, VmMachinesDeps } from '../../../src/service/vm/index.js';
 import type { CommandRegistry } from '../../../src/service/dispatch/registry.js';
 import { createExecHandler } from '../../../src/service/http/exec-handler.js';
 import {
@@ -21,9 +23,7 @@ import { testServiceConfig } from '../../helpers/config.js';
 export interface HarnessOptions {
   registry: CommandRegistry<ServiceDeps>;
   /** Starts the VM runtime; tests that never reach a VM may leave it out. */
-  machines?: (
-    deps: Pick<ServiceDeps, 'config' | 'store' | 'endpoints'>,
-  ) => Promise<VmMachines & Closable>;
+  machines?: (deps: VmMachinesDeps) => Promise<VmMachines & Closable>;
   rateLimit?: RateLimit | null;
   commandDeadlineMs?: number;
   /** Also serve the real /exec endpoint on the same deps and the same rate limiter. */
@@ -112,7 +112,12 @@ export async function startSshHarness(options: HarnessOptions): Promise<SshHarne
   const machines =
     options.machines === undefined
       ? noMachines
-      : await options.machines({ config, store, endpoints });
+      : await options.machines({
+          config,
+          store,
+          endpoints,
+          reflectionUrl: (vm) => reflectionUrlOf(endpoints.reflection, vm.reflectionSecret),
+        });
   const deps: ServiceDeps = { store, machines, config, endpoints, now: Date.now };
   const rateLimiter = config.rateLimit === null ? null : new RateLimiter(config.rateLimit);
   const hostKeyPath = dir.join('ssh_host_ed25519_key');

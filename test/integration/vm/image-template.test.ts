@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
-import { ImageTemplates } from '../../../src/service/vm/image-template.js';
-import { findExecutable } from '../../../src/service/vm/executables.js';
+import { ImageTemplates } from '../../../src/service/vm/disk/image-template.js';
+import { findExecutable } from '../../../src/service/vm/process/executables.js';
 import { createTempDir, type TempDir } from '../../helpers/tmp.js';
 
 const MIB = 2 ** 20;

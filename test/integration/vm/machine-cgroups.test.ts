@@ -1,6 +1,6 @@
 // Every process of a machine VM's command is in the VM's cgroups, in every controller, from the
 // first instruction of any program of the VM's: a host-side shell joins them before nsenter
-// (init-launch.ts). Anything of the VM's that ran before the join (its /bin/sh, its ld.so, its
+// (sandbox/join-command.ts). Anything of the VM's that ran before the join (its /bin/sh, its ld.so, its
 // /etc/ld.so.preload) could fork out of the VM's limits and freezer. As root, as CI runs the tests.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

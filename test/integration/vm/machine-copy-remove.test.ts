@@ -14,8 +14,8 @@ import { chmod, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createRuntime } from '../../../src/service/vm/create-runtime.js';
-import { detectSandboxMode } from '../../../src/service/vm/detect.js';
-import { findExecutable } from '../../../src/service/vm/executables.js';
+import { detectSandboxMode } from '../../../src/service/vm/detect-runtime.js';
+import { findExecutable } from '../../../src/service/vm/process/executables.js';
 import type { VmRuntime, VmSpec } from '../../../src/service/vm/index.js';
 import { createTempDir, type TempDir } from '../../helpers/tmp.js';
 import { hostPidsWith, newRunDir } from './fixture.js';
@@ -116,7 +116,7 @@ describe('a VM stopped while cp copies its disk leaves nothing frozen or attache
     const module = (path: string) => JSON.stringify(resolve(path));
     const script = `
       import { createRuntime } from ${module('src/service/vm/create-runtime.ts')};
-      import { detectSandboxMode } from ${module('src/service/vm/detect.ts')};
+      import { detectSandboxMode } from ${module('src/service/vm/detect-runtime.ts')};
       import { newRunDir } from ${module('test/integration/vm/fixture.ts')};
       const runDir = newRunDir();
       const found = await detectSandboxMode({ runDir, inbound: () => [] });

@@ -88,10 +88,11 @@ describe('machine VMs through the service (as root)', () => {
     const host = createServer((_, res) => res.end('host\n'));
     await new Promise<void>((resolve) => host.listen(8000, '127.0.0.1', resolve));
     try {
+      // Each server is polled inside its VM until it answers (30 s at most), not slept for.
       for (const vm of ['alpha', 'beta']) {
         await ok(`share set-public ${vm}`);
         await ok(
-          `ssh ${vm} mkdir -p site && echo ${vm} > site/index.html && (setsid python3 -m http.server 8000 -b 127.0.0.1 -d site > /dev/null 2>&1 &) && sleep 0.5`,
+          `ssh ${vm} mkdir -p site && echo ${vm} > site/index.html && (setsid python3 -m http.server 8000 -b 127.0.0.1 -d site > /dev/null 2>&1 &) && for i in $(seq 1 300); do curl -s -o /dev/null http://127.0.0.1:8000/ && break; sleep 0.1; done`,
         );
       }
       const port = new URL(svc.url).port;

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createRuntime } from '../../../src/service/vm/create-runtime.js';
-import { detectSandboxMode } from '../../../src/service/vm/detect.js';
+import { detectSandboxMode } from '../../../src/service/vm/detect-runtime.js';
 import type { VmRuntime, VmSpec } from '../../../src/service/vm/index.js';
 import { hostPidsWith, newRunDir } from './fixture.js';
 

@@ -6,6 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ServiceEndpoints } from '../../../src/service/deps.js';
 import { openStore, type Store, type VmRecord } from '../../../src/service/store/index.js';
+import { reflectionUrlOf } from '../../../src/service/reflection/urls.js';
 import { startVmMachines, type RunningVmMachines } from '../../../src/service/vm/index.js';
 import type { RuntimeKind } from '../../../src/service/vm/index.js';
 import { createTempDir, type TempDir } from '../../helpers/tmp.js';
@@ -27,7 +28,12 @@ for (const kind of ['bwrap', 'process'] satisfies RuntimeKind[]) {
       store = openStore(dir.join('data', 'exectl.db'));
       accountId = store.createAccount('ada@example.com').id;
       const config = testServiceConfig({ dataDir: dir.join('data'), runtime: kind });
-      machines = await startVmMachines({ config, store, endpoints });
+      machines = await startVmMachines({
+        config,
+        store,
+        endpoints,
+        reflectionUrl: (vm) => reflectionUrlOf(endpoints.reflection, vm.reflectionSecret),
+      });
       endpoints.reflection = 'http://127.0.0.1:7071';
     });
     after(async () => {

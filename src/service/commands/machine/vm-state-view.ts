@@ -1,6 +1,6 @@
 // The JSON of `stat` and `resize` (SPEC §3): a VM's state, limits and live usage.
 import type { VmRecord, VmStatus } from '../../store/index.js';
-import type { VmState } from '../../vm/types.js';
+import type { VmState } from '../../vm/index.js';
 import type { VmStateData } from '../../../text-views/vms.js';
 
 /**

@@ -1,38 +1,16 @@
 // What a VM's cgroup needs from the host's cgroup hierarchy, whatever its version: the seam
 // between the VM machinery and v1.ts / v2.ts.
 
-/** Limits of one VM; null where the host cannot enforce that limit. */
-export interface VmLimits {
-  cpus: number | null;
-  memoryBytes: number | null;
-  pids: number | null;
-  diskBytes: number | null;
-}
+import { MemoryInUse, type EnforcedLimits, type VmUsage } from '../contract.js';
 
-/** What a VM uses now; null where the host cannot tell. */
-export interface VmUsage {
-  memoryBytes: number | null;
-  pids: number | null;
-  diskBytes: number | null;
-  cpuSeconds: number | null;
-}
+export { MemoryInUse };
+export type { EnforcedLimits, VmUsage };
 
 /** What a cgroup measures of a VM's use (its disk is not a cgroup's). */
 export type CgroupUsage = Omit<VmUsage, 'diskBytes'>;
 
 /** The CPU period of every VM's quota, in microseconds (the kernel's default). */
 export const CPU_PERIOD_US = 100_000;
-
-/**
- * A memory limit below what the VM holds that the kernel could not reclaim down to: the limit
- * was left as it was. `usedBytes` is what the VM used when the kernel gave up.
- */
-export class MemoryInUse extends Error {
-  constructor(readonly usedBytes: number) {
-    super(`the cgroup uses ${usedBytes} bytes of memory, above the limit asked for`);
-    this.name = 'MemoryInUse';
-  }
-}
 
 /**
  * The cgroups of one host, of one version. Each VM's cgroup is known by its `name` (a folder
@@ -47,7 +25,7 @@ export interface CgroupBackend {
    * @throws MemoryInUse when the memory limit is below what the kernel can reclaim the VM
    *   down to; then no limit changed.
    */
-  apply(name: string, limits: VmLimits): Promise<void>;
+  apply(name: string, limits: EnforcedLimits): Promise<void>;
   /** Freezes (true) or thaws (false) every process of the VM. */
   freeze(name: string, frozen: boolean): Promise<void>;
   /** Memory, process count and CPU time used now (null for what cannot be read). */

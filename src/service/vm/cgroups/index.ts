@@ -11,7 +11,7 @@ export {
   MemoryInUse,
   type CgroupBackend,
   type CgroupUsage,
-  type VmLimits,
+  type EnforcedLimits,
   type VmUsage,
 } from './backend.js';
 export { VmCgroup } from './vm-cgroup.js';

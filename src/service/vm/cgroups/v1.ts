@@ -7,7 +7,7 @@ import {
   MemoryInUse,
   type CgroupBackend,
   type CgroupUsage,
-  type VmLimits,
+  type EnforcedLimits,
 } from './backend.js';
 import {
   errnoOf,
@@ -69,7 +69,7 @@ export class V1Cgroups implements CgroupBackend {
     for (const dir of this.dirs(name)) await mkdir(dir, { recursive: true });
   }
 
-  async apply(name: string, limits: VmLimits): Promise<void> {
+  async apply(name: string, limits: EnforcedLimits): Promise<void> {
     // Memory first: the only limit the kernel may refuse, so a refusal changes nothing.
     await this.setMemory(this.dir('memory', name), limits.memoryBytes);
     await writeFile(join(this.dir('pids', name), 'pids.max'), limitText(limits.pids));

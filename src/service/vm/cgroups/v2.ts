@@ -6,7 +6,7 @@ import {
   MemoryInUse,
   type CgroupBackend,
   type CgroupUsage,
-  type VmLimits,
+  type EnforcedLimits,
 } from './backend.js';
 import {
   errnoOf,
@@ -59,7 +59,7 @@ export class V2Cgroups implements CgroupBackend {
     await mkdir(this.dir(name), { recursive: true });
   }
 
-  async apply(name: string, limits: VmLimits): Promise<void> {
+  async apply(name: string, limits: EnforcedLimits): Promise<void> {
     const dir = this.dir(name);
     // Memory first: the only limit that may be refused, so a refusal changes nothing.
     await this.setMemory(dir, limits.memoryBytes);

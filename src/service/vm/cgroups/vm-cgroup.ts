@@ -2,7 +2,7 @@
 // launcher joins before it starts the sandbox, and each command's launcher joins before it
 // enters the VM, so nothing a VM starts escapes.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { CgroupBackend, CgroupUsage, VmLimits } from './backend.js';
+import type { CgroupBackend, CgroupUsage, EnforcedLimits } from './backend.js';
 
 /** The cgroup of one VM. */
 export class VmCgroup {
@@ -15,7 +15,7 @@ export class VmCgroup {
    * Makes (or finds) the cgroup named `name` and applies `limits`; a cgroup whose limits
    * cannot be applied is removed again.
    */
-  static async open(host: CgroupBackend, name: string, limits: VmLimits): Promise<VmCgroup> {
+  static async open(host: CgroupBackend, name: string, limits: EnforcedLimits): Promise<VmCgroup> {
     await host.create(name);
     const cgroup = new VmCgroup(host, name);
     try {
@@ -36,7 +36,7 @@ export class VmCgroup {
    * Sets the CPU, memory and process limits (the disk is not a cgroup's).
    * @throws MemoryInUse when memory is cut below what the VM holds; nothing changed then.
    */
-  apply(limits: VmLimits): Promise<void> {
+  apply(limits: EnforcedLimits): Promise<void> {
     return this.host.apply(this.name, limits);
   }
 

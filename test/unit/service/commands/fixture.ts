@@ -6,6 +6,7 @@ import { buildRegistry } from '../../../../src/service/commands/index.js';
 import { emojiFor } from '../../../../src/service/rules/emoji.js';
 import type { ServiceConfig } from '../../../../src/service/config.js';
 import type { ServiceDeps } from '../../../../src/service/deps.js';
+import { reflectionUrlOf } from '../../../../src/service/reflection/urls.js';
 import { dispatch } from '../../../../src/service/dispatch/dispatcher.js';
 import { renderText } from '../../../../src/text-views/generic.js';
 import type { Principal } from '../../../../src/service/dispatch/types.js';
@@ -81,7 +82,12 @@ export async function openCommandFixture(options: FixtureOptions = {}): Promise<
     ssh: options.ssh === undefined ? { host: '127.0.0.1', port: 7022 } : options.ssh,
     reflection: 'http://127.0.0.1:7071',
   };
-  const machines = await startVmMachines({ config, store, endpoints });
+  const machines = await startVmMachines({
+    config,
+    store,
+    endpoints,
+    reflectionUrl: (vm) => reflectionUrlOf(endpoints.reflection, vm.reflectionSecret),
+  });
   const deps: ServiceDeps = { store, machines, config, endpoints, now: () => ms };
   const registry = buildRegistry();
 

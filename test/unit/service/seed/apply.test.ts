@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import type { ServiceEndpoints } from '../../../../src/service/deps.js';
 import { applySeed, parseSeed, type SeedTarget } from '../../../../src/service/seed/index.js';
 import { openStore, type Store } from '../../../../src/service/store/index.js';
+import { reflectionUrlOf } from '../../../../src/service/reflection/urls.js';
 import { startVmMachines, type RunningVmMachines } from '../../../../src/service/vm/index.js';
 import { parsePublicKey } from '../../../../src/token/keys.js';
 import { generateKey, type GeneratedKey } from '../../../helpers/keys.js';
@@ -32,7 +33,12 @@ async function openTarget(
     ssh: null,
     reflection: 'http://127.0.0.1:1',
   };
-  const machines = await startVmMachines({ config, store, endpoints });
+  const machines = await startVmMachines({
+    config,
+    store,
+    endpoints,
+    reflectionUrl: (vm) => reflectionUrlOf(endpoints.reflection, vm.reflectionSecret),
+  });
   return {
     store,
     machines,

@@ -1,0 +1,141 @@
+// The VM contract (SPEC §4): what the rest of the service may ask of vm/, the one room that
+// spawns processes, and the one Limits type with its defaults. It imports nothing: the store,
+// the commands and the front ends build on it, and vm/'s own rooms implement it.
+import type { VmRecord } from '../store/index.js';
+
+/** A VM's limits, as asked for (`resize`, `--seed`) and stored. */
+export interface VmLimits {
+  /** CPUs, fractions allowed (`1.5`). */
+  cpus: number;
+  memoryBytes: number;
+  /** Processes (and threads) at once. */
+  pids: number;
+  diskBytes: number;
+}
+
+/** SPEC §4's defaults: 2 CPUs, 2 GiB, 4096 processes, 10 GiB of disk. */
+export const DEFAULT_VM_LIMITS: Readonly<VmLimits> = {
+  cpus: 2,
+  memoryBytes: 2 * 1024 ** 3,
+  pids: 4096,
+  diskBytes: 10 * 1024 ** 3,
+};
+
+/** The limits in force on a VM: a limit this host cannot enforce is null. */
+export type EnforcedLimits = { [K in keyof VmLimits]: VmLimits[K] | null };
+
+/** What a VM uses now; null where the host cannot tell. */
+export interface VmUsage {
+  memoryBytes: number | null;
+  pids: number | null;
+  diskBytes: number | null;
+  cpuSeconds: number | null;
+}
+
+/**
+ * A memory limit below what the VM holds that the kernel could not reclaim down to: the limit
+ * was left as it was. `usedBytes` is what the VM used when the kernel gave up.
+ */
+export class MemoryInUse extends Error {
+  constructor(readonly usedBytes: number) {
+    super(`the VM uses ${usedBytes} bytes of memory, above the limit asked for`);
+    this.name = 'MemoryInUse';
+  }
+}
+
+/** What `stat` reports of a VM's machine. */
+export interface VmState {
+  /** True while the VM's init runs. */
+  running: boolean;
+  paused: boolean;
+  /** When its init started (ms since the epoch), or null when it is not running. */
+  bootedAt: number | null;
+  limits: EnforcedLimits;
+  usage: VmUsage;
+  /** Why the VM's disk writes are held back (the server's disk is short of space), if they are. */
+  diskNote?: string;
+}
+
+/** Where the VM proxy connects to reach a port of a VM. */
+export type VmPortTarget = { socketPath: string } | { host: string; port: number };
+
+/** Output and outcome of one command run inside a VM. */
+export interface VmExecOptions {
+  /** Aborted at the command deadline: the whole process tree of the command is killed. */
+  signal: AbortSignal;
+  /**
+   * stdout and stderr interleaved as produced. A promise returned asks for a pause: no more
+   * output until it settles (backpressure from a slow client); any other value is ignored.
+   */
+  onOutput(chunk: Buffer): unknown;
+}
+
+/** An interactive shell's terminal: the client's pty, and the bytes to and from it. */
+export interface VmShellOptions {
+  /** Size in characters and TERM, as the client asked (SSH `pty-req`). */
+  pty: { cols: number; rows: number; term: string };
+  /** Hangs the terminal up (client gone, server stopping); there is no deadline. */
+  signal: AbortSignal;
+  /** The keyboard, piped in with backpressure until the shell ends (then unpiped, paused). */
+  input: NodeJS.ReadableStream;
+  /** The screen: raw terminal output, piped with backpressure, never ended. */
+  output: NodeJS.WritableStream;
+}
+
+/** A running interactive shell in a VM. */
+export interface VmShellSession {
+  /** The client's window changed size. */
+  resize(cols: number, rows: number): void;
+  /** Its exit status; `aborted` when `signal` hung it up. Rejects when it could not start. */
+  exited: Promise<{ exitCode: number; aborted: boolean }>;
+}
+
+/**
+ * What the commands need from the VM runtime, in terms of stored VM records. The
+ * implementation (service/vm/) owns the sandboxes, their processes and their disks; the store
+ * owns the records. Commands call the store first for checks and this for the machine.
+ */
+export interface VmMachines {
+  /**
+   * Creates the VM's disk and sandbox and runs its setup script once; all or nothing (422 if
+   * the script fails, and nothing is left). `--seed` makes its VMs this way.
+   */
+  create(vm: VmRecord, signal: AbortSignal): Promise<void>;
+  /**
+   * `new` (SPEC §4): creates the VM's disk (under `signal`; rejects, leaving the disk to
+   * `remove`, when that fails), then runs its setup script in the background for at most 15
+   * minutes. Resolves with the record once the script ended (`running`, or `failed` with the
+   * last line of its output in `setup`) or at `waitUntil` (ms since the epoch; still
+   * `creating`), whichever is first.
+   */
+  createInBackground(vm: VmRecord, signal: AbortSignal, waitUntil: number): Promise<VmRecord>;
+  /** Makes `to`'s disk (a new record) a copy of `from`'s and starts its boot (`cp`); `from` goes on running. */
+  copy(from: VmRecord, to: VmRecord): Promise<void>;
+  /** Kills every process of the VM; the disk stays. */
+  restart(vm: VmRecord): Promise<void>;
+  /** Kills every process of the VM (its setup script too) and deletes its disk. */
+  remove(vm: VmRecord): Promise<void>;
+  /** Runs `/bin/sh -c command` inside the VM (SPEC §4) and resolves with its exit code. */
+  exec(vm: VmRecord, command: string, options: VmExecOptions): Promise<{ exitCode: number }>;
+  /** Runs an interactive shell inside the VM on a terminal of its own (`ssh <vm>`). */
+  shell(vm: VmRecord, options: VmShellOptions): VmShellSession;
+  /** Its machine's state, limits and live usage. */
+  stat(vm: VmRecord): Promise<VmState>;
+  /** Applies and stores new limits (422 when the host cannot, or the disk would shrink below use). */
+  resize(vm: VmRecord, limits: VmLimits): Promise<void>;
+  /** Freezes (true) or thaws (false) the VM's processes and stores its status. */
+  pause(vm: VmRecord, frozen: boolean): Promise<void>;
+  /** How the VM proxy reaches `port` inside the VM (its own network), booting it if needed. */
+  portTarget(vm: VmRecord, port: number): Promise<VmPortTarget>;
+}
+
+/**
+ * What vm/ is told of the service's listeners, read at each use: their addresses are known
+ * only once they listen. `''` while one does not listen (yet).
+ */
+export interface VmListeners {
+  /** Base URL of the HTTP listener. */
+  readonly http: string;
+  /** Base URL of the reflection listener. */
+  readonly reflection: string;
+}

@@ -1,0 +1,32 @@
+// The host's scripts of vm/ (the *.sh and *.pl beside this file), read at first use. They lie
+// beside this module in all three ways the code runs: in src/ under tsx (tests), in dist/ built
+// by tsc (scripts/copy-vm-scripts.mjs copies them there), and in the CLI bundle, whose chunks
+// are this module's place once bundled (scripts/bundle-cli.mjs copies them beside the chunks).
+import { readFileSync } from 'node:fs';
+
+/** The scripts, by file name. Each file's header names its arguments. */
+export type ScriptName =
+  | 'base-top-level.sh'
+  | 'fill-image.sh'
+  | 'hold-freeze.sh'
+  | 'image-extents.pl'
+  | 'in-vm-command.sh'
+  | 'join-machine.sh'
+  | 'launch-machine.sh'
+  | 'machine-root.pl'
+  | 'setup-wrapper.sh'
+  | 'shift-image-owners.sh'
+  | 'shift-owners.pl'
+  | 'snapshot-base.sh';
+
+const texts = new Map<ScriptName, string>();
+
+/** The text of the script `name`, for `sh -c` or `perl -e` (read once, then kept). */
+export function scriptText(name: ScriptName): string {
+  let text = texts.get(name);
+  if (text === undefined) {
+    text = readFileSync(new URL(name, import.meta.url), 'utf8');
+    texts.set(name, text);
+  }
+  return text;
+}
