@@ -6,7 +6,7 @@ export const whoamiView = view<{
   email: string;
   user_id: string;
   ssh_keys: { name: string; fingerprint: string; current: boolean }[];
-}>((data) => {
+}>((data, _flags, width) => {
   const keys = data.ssh_keys.map((k) => [k.current ? '*' : '', k.name, k.fingerprint]);
   return (
     textRecord([
@@ -14,7 +14,7 @@ export const whoamiView = view<{
       ['user id', data.user_id],
     ]) +
     '\n' +
-    textTable(['', 'name', 'fingerprint'], keys, 'no ssh keys')
+    textTable(['', 'name', 'fingerprint'], keys, 'no ssh keys', width)
   );
 });
 
@@ -28,7 +28,7 @@ interface KeyEntry {
   tag?: string | null;
 }
 
-export const sshKeyListView = view<{ ssh_keys: KeyEntry[] }>((data) => {
+export const sshKeyListView = view<{ ssh_keys: KeyEntry[] }>((data, _flags, width) => {
   const rows = data.ssh_keys.map((k) => [
     k.current ? '*' : '',
     k.name,
@@ -37,7 +37,12 @@ export const sshKeyListView = view<{ ssh_keys: KeyEntry[] }>((data) => {
     optionalCell(k.last_used_at),
     optionalCell(k.tag ?? null),
   ]);
-  return textTable(['', 'name', 'fingerprint', 'added', 'last used', 'tag'], rows, 'no ssh keys');
+  return textTable(
+    ['', 'name', 'fingerprint', 'added', 'last used', 'tag'],
+    rows,
+    'no ssh keys',
+    width,
+  );
 });
 
 export const sshKeyAddView = view<{ name: string; fingerprint: string }>(
@@ -85,9 +90,9 @@ export const teamView = view<{
 
 /** `team members`, `team add` and `team remove`: the members, owner first. */
 export const membersView = view<{ members: { email: string; role: string; joined_at: string }[] }>(
-  (data) => {
+  (data, _flags, width) => {
     const rows = data.members.map((m) => [m.email, m.role, m.joined_at]);
-    return textTable(['email', 'role', 'joined'], rows, 'no members');
+    return textTable(['email', 'role', 'joined'], rows, 'no members', width);
   },
 );
 

@@ -11,7 +11,9 @@ import * as vms from './vms.js';
 export type { TextView, ViewFlag } from './view.js';
 
 /** The answer of `help` and of every `--help`. */
-export const helpView = view<CommandListing | CommandHelp>(renderHelpText);
+export const helpView = view<CommandListing | CommandHelp>((data, _flags, width) =>
+  renderHelpText(data, width),
+);
 
 /**
  * The views by command path. A path without one (only `ssh`, whose answer is a stream) gets the
@@ -64,12 +66,15 @@ export function textViewFor(path: string): TextView | undefined {
 
 /**
  * The readable text of `data`, ending in a newline: `view`'s (with the flags given) or, without
- * one, the generic form; control characters from data escaped (see {@link renderText}).
+ * one, the generic form; control characters from data escaped (see {@link renderText}). With
+ * `width` (a terminal's columns) its tables fit it.
  */
 export function readableText(
   data: unknown,
   view: TextView | undefined,
   flags: ReadonlySet<string> = new Set(),
+  width?: number,
 ): string {
-  return renderText(data, view === undefined ? undefined : (d) => view.render(d, flags));
+  const custom = view === undefined ? undefined : (d: unknown) => view.render(d, flags, width);
+  return renderText(data, custom, width);
 }

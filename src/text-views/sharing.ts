@@ -10,7 +10,7 @@ interface ShareEntry {
   users: { email: string }[];
 }
 
-export const shareShowView = view<{ shares: ShareEntry[] }>((data) => {
+export const shareShowView = view<{ shares: ShareEntry[] }>((data, _flags, width) => {
   const rows = data.shares.map((e) => [
     e.vm_name,
     e.visibility,
@@ -18,7 +18,7 @@ export const shareShowView = view<{ shares: ShareEntry[] }>((data) => {
     e.url,
     listCell(e.users.map((u) => u.email)),
   ]);
-  return textTable(['vm', 'visibility', 'port', 'url', 'users'], rows, 'no vms');
+  return textTable(['vm', 'visibility', 'port', 'url', 'users'], rows, 'no vms', width);
 });
 
 export const sharePortView = view<{ vm_name: string; port: number }>(
@@ -58,18 +58,20 @@ export const integrationView = view<IntegrationView>((data) =>
   ]),
 );
 
-export const integrationListView = view<{ integrations: IntegrationView[] }>((data) =>
-  textTable(
-    ['name', 'type', 'target', 'attached', 'comment'],
-    data.integrations.map((i) => [
-      i.name,
-      i.type,
-      optionalCell(i.target),
-      listCell(i.attachments),
-      optionalCell(i.comment),
-    ]),
-    'no integrations',
-  ),
+export const integrationListView = view<{ integrations: IntegrationView[] }>(
+  (data, _flags, width) =>
+    textTable(
+      ['name', 'type', 'target', 'attached', 'comment'],
+      data.integrations.map((i) => [
+        i.name,
+        i.type,
+        optionalCell(i.target),
+        listCell(i.attachments),
+        optionalCell(i.comment),
+      ]),
+      'no integrations',
+      width,
+    ),
 );
 
 export const integrationRemoveView = view<{ removed: string }>(

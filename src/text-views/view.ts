@@ -11,8 +11,11 @@ export interface ViewFlag {
 
 /** The readable text of one command's answer. */
 export interface TextView {
-  /** `flags` holds the long names of the {@link TextView.flags} that were given. */
-  render(data: unknown, flags: ReadonlySet<string>): string;
+  /**
+   * `flags` holds the long names of the {@link TextView.flags} that were given; `width` is the
+   * terminal's columns, which tables fit, or undefined when the output is not a terminal.
+   */
+  render(data: unknown, flags: ReadonlySet<string>, width?: number): string;
   /** The flags `render` reads; a front end that has no parsed flags finds them in the words. */
   flags: readonly ViewFlag[];
 }
@@ -22,8 +25,8 @@ export interface TextView {
  * command's word (SPEC §3), not something a type can check here.
  */
 export function view<T>(
-  render: (data: T, flags: ReadonlySet<string>) => string,
+  render: (data: T, flags: ReadonlySet<string>, width: number | undefined) => string,
   flags: readonly ViewFlag[] = [],
 ): TextView {
-  return { render: (data, given) => render(data as T, given), flags };
+  return { render: (data, given, width) => render(data as T, given, width), flags };
 }

@@ -22,7 +22,7 @@ export interface VmListing extends VmSummary {
 
 /** `ls`: a table; `-l` adds comment, port, ssh command and creation time. */
 export const lsView = view<{ vms: VmListing[] }>(
-  (data, flags) => {
+  (data, flags, width) => {
     const long = flags.has('long');
     const headers = ['name', 'status', 'tags', 'url'];
     if (long) headers.push('comment', 'port', 'ssh', 'created');
@@ -38,7 +38,7 @@ export const lsView = view<{ vms: VmListing[] }>(
       }
       return row;
     });
-    return textTable(headers, rows, 'no vms');
+    return textTable(headers, rows, 'no vms', width);
   },
   [{ name: 'long', short: 'l' }],
 );
@@ -56,11 +56,11 @@ export const newVmView = view<VmSummary>((data) =>
 );
 
 export const rmView = view<{ deleted: string[]; failed: { vm_name: string; error: string }[] }>(
-  (data) => {
+  (data, _flags, width) => {
     const failures = data.failed.map((f) => [f.vm_name, f.error]);
     return (
       `deleted: ${listCell(data.deleted)}\n` +
-      (failures.length === 0 ? '' : textTable(['vm', 'error'], failures, ''))
+      (failures.length === 0 ? '' : textTable(['vm', 'error'], failures, '', width))
     );
   },
 );

@@ -322,7 +322,8 @@ describe('inspect', () => {
     const lines = result.stdout.split('\n');
     assert.deepEqual(lines.slice(0, 4), [
       'kind       svc0',
-      'valid      yes',
+      // Not `yes`: without --verify nothing checked the signature (issue 28).
+      'valid      if signed by a registered key (the signature is not checked without --verify)',
       'payload    {"exp":1900000000,"cmds":["whoami","ls"]}',
       'cmds       whoami, ls',
     ]);
@@ -366,11 +367,42 @@ describe('inspect', () => {
       nbf: null,
       signer: { type: 'ssh-ed25519', fingerprint: await fingerprintOf(key()) },
       namespace: 'v0@localhost',
+      vm: null,
       hash: 'sha512',
       size: Buffer.byteLength(token),
       warnings: [],
       signature_verified: true,
     });
+  });
+
+  test('valid: yes only once --verify checked the signature', async () => {
+    const token = await mint(['--key', key().path, '--exp', '1900000000', '--cmds', 'whoami']);
+    const result = await cli(['inspect', '--verify', key().pubPath, token]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /\nvalid {6}yes\n/);
+    assert.match(result.stdout, /\nverified {3}yes, by a key in /);
+  });
+
+  test('a VM token shows the VM it is for and no cmds, defaults or not', async () => {
+    for (const [cmds, namespace, env] of [
+      [[], 'v0@web.localhost', {}],
+      [['--cmds', 'ssh-key'], 'v0@web.localhost', {}],
+      [[], 'v0@web.example.com', { EXECTL_NAMESPACE: 'v0@example.com' }],
+    ] as const) {
+      const token = await mint(['--key', key().path, '--vm', 'web', ...cmds], env);
+      const result = await cli(['inspect', token], { env });
+      assert.equal(result.code, 0, result.stderr);
+      const lines = result.stdout.split('\n');
+      assert.equal(lines.filter((l) => l.startsWith('cmds ')).length, 0, result.stdout);
+      assert.ok(lines.includes('vm         web (a VM token for its proxy: cmds do not apply)'));
+      // A parent without subcommands means nothing where cmds do not apply.
+      assert.doesNotMatch(result.stdout, /warning: cmds/);
+      const report = parseJson(await cli(['inspect', '--json', token], { env }));
+      assert.deepEqual(
+        [report.namespace, report.vm, report.effective_cmds, report.cmds_are_defaults],
+        [namespace, 'web', null, null],
+      );
+    }
   });
 
   test('defaults are shown as defaults when the token has no cmds', async () => {
@@ -447,7 +479,7 @@ describe('inspect', () => {
     for (const args of [['inspect', '-'], ['inspect']]) {
       const result = await cli(args, { input: `\n  ${token}\n` });
       assert.equal(result.code, 0, result.stderr);
-      assert.match(result.stdout, /^kind {7}svc0\nvalid {6}yes\n/);
+      assert.match(result.stdout, /^kind {7}svc0\nvalid {6}if signed by a registered key /);
     }
     assertOneLineError(
       await cli(['inspect', '-'], { input: '' }),

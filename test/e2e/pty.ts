@@ -20,10 +20,13 @@ export interface TerminalPlay {
   reply?: TypedReply;
   /** Sees the screen so far after each chunk (to release a held answer, say). */
   onScreen?: (screen: string) => void;
+  /** The terminal's width. */
+  cols?: number;
 }
 
 /**
- * Runs exectl with stdin, stdout and stderr on one pty; returns the exit code and the screen.
+ * Runs exectl with stdin, stdout and stderr on one pty of `cols` columns (100 unless the play
+ * says); returns the exit code and the screen.
  * The spinner is off (EXECTL_SPINNER=off) unless `env` turns it on: whether it appears depends
  * on how busy the machine is, so only the tests of the spinner show it, on a held answer.
  */
@@ -31,11 +34,11 @@ export async function onTerminal(
   home: string,
   args: readonly string[],
   env: Record<string, string> = {},
-  { reply, onScreen }: TerminalPlay = {},
+  { reply, onScreen, cols = 100 }: TerminalPlay = {},
 ): Promise<{ code: number | null; screen: string }> {
   const exec = [process.execPath, join(REPO, 'bin', 'exectl.cjs'), ...args].map(quote).join(' ');
   // `script` without a terminal of its own makes a 0x0 pty: give it a real size.
-  const command = `stty cols 100 rows 30 && exec ${exec}`;
+  const command = `stty cols ${cols} rows 30 && exec ${exec}`;
   const child = spawn('script', ['-qfec', command, '/dev/null'], {
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',

@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import { homeWithOwnerKey, startTestService, type TestService } from '../helpers/service.js';
 import { run } from '../helpers/keys.js';
 import { readableText, textViewFor } from '../../src/text-views/index.js';
+import { displayWidth } from '../../src/text-views/width.js';
 import { assertBuilt, exectl } from './harness.js';
 import { onTerminal, shown } from './pty.js';
 
@@ -45,8 +46,13 @@ async function overSsh(line: string): Promise<string> {
   return result.stdout;
 }
 
-async function onTty(args: readonly string[]): Promise<string> {
-  const { code, screen } = await onTerminal(home, ['--url', svc.url, '--no-color', 'run', ...args]);
+/**
+ * The screen of `exectl run ARGS` on a pty of `cols` columns: wide by default, so that no table
+ * is cut and the text is the SSH front end's without a pty, byte for byte.
+ */
+async function onTty(args: readonly string[], cols = 400): Promise<string> {
+  const run = ['--url', svc.url, '--no-color', 'run', ...args];
+  const { code, screen } = await onTerminal(home, run, {}, { cols });
   assert.equal(code, 0, screen);
   return screen;
 }
@@ -96,6 +102,28 @@ test('the text is the shared renderer view of the answer; whoami as a literal ta
   );
   assert.equal(await onTty(['ls', '-l']), shown(long));
   assert.equal(await onTty(['ls']), shown(readableText(ls, textViewFor('ls'))));
+});
+
+test('at 80 columns, ls -l and help fit the terminal: cut cells, no line wrapped', async () => {
+  // A comment long enough that `ls -l` cannot fit 80 columns (issue 28: it wrapped mid-word).
+  const long = 'a comment long enough to push the table well past eighty columns';
+  assert.equal((await piped(['comment', 'web', long])).code, 0);
+  const ls = JSON.parse((await piped(['ls'])).stdout) as unknown;
+  const help = JSON.parse((await piped(['--json', 'help'])).stdout) as unknown;
+  for (const [args, expected] of [
+    [['ls', '-l'], readableText(ls, textViewFor('ls'), new Set(['long']), 80)],
+    [['help'], readableText(help, textViewFor('help'), new Set(), 80)],
+  ] as const) {
+    const screen = await onTty(args, 80);
+    assert.equal(screen, shown(expected), args.join(' '));
+    for (const line of screen.split('\r\n')) {
+      assert.ok(displayWidth(line) <= 80, `${args.join(' ')}: ${line}`);
+    }
+    // Piped, the same answer is whole: nothing is cut where no terminal is.
+    assert.ok(!(await piped(['--raw', ...args])).stdout.includes('…'));
+  }
+  assert.match(await onTty(['ls', '-l'], 80), /…/);
+  assert.equal((await piped(['comment', 'web', ''])).code, 0);
 });
 
 test('--json on a terminal: the JSON of the answer, indented', async () => {

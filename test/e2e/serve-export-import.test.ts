@@ -210,7 +210,7 @@ test('an export without secrets imports integrations without their headers', asy
   await execJson(
     server.url,
     ada,
-    `integrations add llm --name llm --target https://llm.example.com --header 'X-Key: k1'`,
+    `integrations add llm --name llm --target https://llm.example.com --header 'X-Key: k1' --attach tag:ai`,
     'integrations add',
   );
   assert.equal((await server.stop()).code, 0);
@@ -218,13 +218,38 @@ test('an export without secrets imports integrations without their headers', asy
   const llm = (
     JSON.parse(plain.stdout) as { accounts: { integrations: Record<string, unknown>[] }[] }
   ).accounts[0]!.integrations.find((i) => i.name === 'llm');
+  // The header's name stays, its value does not: the import can say what is missing.
   assert.deepEqual(llm, {
     name: 'llm',
     type: 'llm',
     target: 'https://llm.example.com',
+    headers_without_values: ['X-Key'],
     comment: '',
-    attach: [],
+    attach: ['tag:ai'],
   });
+  assert.ok(!plain.stdout.includes('k1'), 'no header value without --with-secrets');
+  const file = dir.join('plain-export.json');
+  writeFileSync(file, plain.stdout);
+  const warning =
+    'integration "llm" of ada@example.com: header "X-Key" has no value in this file (exported ' +
+    'without --with-secrets): add it again as ada@example.com with exectl run integrations ' +
+    'remove llm, then exectl run integrations add llm --name llm --target ' +
+    "https://llm.example.com --header 'X-Key: VALUE' --attach tag:ai";
+
+  // Imported: it says so on stderr, once per header, and the import still succeeds.
+  const copy = dir.join('plain-copy');
+  const imported = await serve(['import', file, '--data', copy, '--runtime', 'process']);
+  assert.equal(imported.code, 0, imported.stderr);
+  assert.equal(imported.stderr, `exectl: import: ${warning}\n`);
+
+  // As a --seed at start, the same line before the banner; again at each start, as long as
+  // the header is missing.
+  const seeded = await serveOn(dir.join('plain-seeded'), ['--seed', file]);
+  assert.ok(
+    seeded.stderr().startsWith(`exectl: seed: ${warning}\nexectl: seed ${file}: `),
+    seeded.stderr(),
+  );
+  assert.equal((await seeded.stop()).code, 0);
 });
 
 test('--out over an existing file open to others leaves it readable by its user only', async () => {

@@ -110,15 +110,17 @@ describe('colours', () => {
 
   test('on a TTY the report is coloured; NO_COLOR and --no-color turn it off', async () => {
     const token = await mintToken();
-    const coloured = await onTerminal(['inspect', token]);
+    // `yes` (green) needs a checked signature: without --verify `valid` is conditional.
+    const verify = ['--verify', locked.pubPath];
+    const coloured = await onTerminal(['inspect', ...verify, token]);
     assert.equal(coloured.code, 0);
     assert.ok(
       coloured.screen.includes(`\x1b[2mvalid      \x1b[22m${GREEN_YES}`),
       JSON.stringify(coloured.screen),
     );
     for (const [args, env] of [
-      [['inspect', token], { NO_COLOR: '1' }],
-      [['--no-color', 'inspect', token], {}],
+      [['inspect', ...verify, token], { NO_COLOR: '1' }],
+      [['--no-color', 'inspect', ...verify, token], {}],
     ] as const) {
       const plain = await onTerminal(args, { env });
       assert.equal(plain.code, 0);

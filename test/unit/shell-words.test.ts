@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { ExectlError } from '../../src/errors.js';
 import { lexCommandLine, quoteForShell } from '../../src/shell-words.js';
+import { BranchShare } from '../helpers/branch-share.js';
 
 const CASES: [line: string, words: string[]][] = [
   ['', []],
@@ -148,7 +149,8 @@ function shWords(line: string): string[] | 'syntax error' {
   return run.stdout.split('\0').slice(1, -1);
 }
 
-test('differential: the lexer splits like /bin/sh on quoting characters', () => {
+test('differential: the lexer splits like /bin/sh on quoting characters', (t) => {
+  const share = new BranchShare();
   // Newline, `$`, backquote and glob characters are left out: sh would end the command,
   // expand or glob them, which is exactly what the lexer must not do (the table covers them).
   const line = fc.string({
@@ -162,13 +164,16 @@ test('differential: the lexer splits like /bin/sh on quoting characters', () => 
         ours = lexCommandLine(text);
       } catch (err) {
         // sh keeps a final lone backslash; exectl refuses it on purpose.
-        if (err instanceof ExectlError && err.message.endsWith('trailing backslash')) return;
+        if (err instanceof ExectlError && err.message.endsWith('trailing backslash'))
+          return share.refused();
         ours = 'syntax error';
       }
+      share.accepted();
       assert.deepEqual(ours, shWords(text), JSON.stringify(text));
     }),
     { numRuns: 150 },
   );
+  share.assertFloor((message) => t.diagnostic(message));
 });
 
 test('differential: /bin/sh reads quoteForShell output back as the same words', () => {

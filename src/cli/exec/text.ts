@@ -7,16 +7,22 @@ import { helpView, readableText, textViewFor, type TextView } from '../../text-v
 /**
  * The text the SSH front end shows for `data`, the answer to `line`: the command's view with
  * the flags it reads (`ls -l`), the help's for a `--help`, the generic form for a failure that
- * carries a result (`failed`, as `rm`'s 422). Undefined when the line itself asks for JSON
+ * carries a result (`failed`, as `rm`'s 422); tables fit `width` (the terminal's columns) when
+ * given. Undefined when the line itself asks for JSON
  * (`--json` among the command's flags), as SSH then shows JSON.
  */
-export function answerText(line: string, data: unknown, failed: boolean): string | undefined {
+export function answerText(
+  line: string,
+  data: unknown,
+  failed: boolean,
+  width?: number,
+): string | undefined {
   // The server lexed this line and answered, so it lexes; the words are the service's own.
   const words = lexCommandLine(line);
   const path = catalogPathOf(words)?.path;
   const own = ownFlags(path, words);
   if (own.includes('--json')) return undefined;
-  if (failed) return readableText(data, undefined);
+  if (failed) return readableText(data, undefined, new Set(), width);
   // A JSON answer to `ssh-key --help` (a group, not in the catalogue) is its help too.
   const view = own.includes('--help')
     ? helpView
@@ -24,11 +30,11 @@ export function answerText(line: string, data: unknown, failed: boolean): string
       ? undefined
       : textViewFor(path);
   try {
-    return readableText(data, view, view === undefined ? new Set() : given(view, own));
+    return readableText(data, view, view === undefined ? new Set() : given(view, own), width);
   } catch (error) {
     // A view reads its command's answer as this client knows it; a server of another version
     // may answer another shape. Its generic text still shows everything, and nothing crashes.
-    if (error instanceof TypeError) return readableText(data, undefined);
+    if (error instanceof TypeError) return readableText(data, undefined, new Set(), width);
     throw error;
   }
 }

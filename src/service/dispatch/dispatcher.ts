@@ -57,7 +57,7 @@ export interface DispatchResult {
    * The readable form of `output.data` for `renderText`: the command's view in src/text-views/
    * with the flags given, or undefined for the generic text.
    */
-  textRenderer: ((data: unknown) => string) | undefined;
+  textRenderer: ((data: unknown, width: number | undefined) => string) | undefined;
 }
 
 /**
@@ -173,10 +173,16 @@ function helpAnswer(node: CommandNode<unknown>, json: boolean): DispatchResult {
   };
 }
 
-/** `view` bound to the flags of its command that it reads and that were given. */
-function renderWith(view: TextView, flags: FlagValues | undefined): (data: unknown) => string {
+/**
+ * `view` bound to the flags of its command that it reads and that were given; the front end
+ * gives the width of its client's terminal (undefined: not a terminal).
+ */
+function renderWith(
+  view: TextView,
+  flags: FlagValues | undefined,
+): (data: unknown, width: number | undefined) => string {
   const given = new Set(view.flags.filter((f) => flags?.boolean(f.name)).map((f) => f.name));
-  return (data) => view.render(data, given);
+  return (data, width) => view.render(data, given, width);
 }
 
 /**

@@ -26,6 +26,12 @@ export function isSendableHeaderValue(value: string): boolean {
   return HEADER_VALUE.test(value);
 }
 
+/** @throws 422 `invalid header name "X"` (a name alone, as an export without secrets lists it) */
+export function checkHeaderName(name: string): string {
+  if (!HEADER_NAME.test(name)) throw commandFailed(`invalid header name ${quote(name)}`);
+  return name;
+}
+
 /** @throws 422 `invalid integration name "X": ...` */
 export function checkIntegrationName(name: string): string {
   if (!INTEGRATION_NAME.test(name)) {

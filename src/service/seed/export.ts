@@ -9,8 +9,9 @@ import { limitsJson } from './limits.js';
 import type { ExportOptions, SeedDocument } from './document.js';
 
 /**
- * The state of `store` as a seed. Without `withSecrets`, integrations carry no `headers`:
- * importing such a file gives integrations that forward without them.
+ * The state of `store` as a seed. Without `withSecrets`, integrations carry no `headers`, only
+ * their names (`headers_without_values`): importing such a file gives integrations that
+ * forward without them, and says so for each.
  */
 export function exportSeed(store: Store, options: ExportOptions): SeedDocument {
   return { accounts: store.listAccounts().map((a) => exportAccount(store, a, options)) };
@@ -54,7 +55,11 @@ function exportIntegration(
     name,
     type,
     ...(target === null ? {} : { target }),
-    ...(withSecrets && headers.length > 0 ? { headers } : {}),
+    ...(headers.length === 0
+      ? {}
+      : withSecrets
+        ? { headers }
+        : { headers_without_values: headers.map((line) => line.slice(0, line.indexOf(':'))) }),
     comment,
     attach: attachments,
     ...(type === 'reflection' ? { fields: reflectionFields } : {}),

@@ -3,14 +3,17 @@ import { refuseForbiddenTarget, type TargetPolicy } from '../integrations/target
 import { asSeedConflict, seedConflict, seedEntry, type SeedChanges } from './conflict.js';
 import type { SeedAccount, SeedIntegration } from './parse.js';
 import type { Account, IntegrationChanges, IntegrationRecord, Store } from '../store/index.js';
+import type { LogSink } from '../config.js';
+import { missingHeaderWarnings } from './missing-headers.js';
 
 /**
  * Makes each integration of `entry` exist on `account` and match the fields the seed gives.
  * A target on one of the service's own listeners, or a private one unless the policy allows
- * it, is refused, as `integrations add` does.
+ * it, is refused, as `integrations add` does. A header the file names without its value (an
+ * export without secrets) that the integration still lacks is a warning on `log`.
  */
 export async function applySeedIntegrations(
-  { store, endpoints, allowPrivateTargets }: { store: Store } & TargetPolicy,
+  { store, endpoints, allowPrivateTargets, log }: { store: Store; log: LogSink } & TargetPolicy,
   entry: SeedAccount,
   account: Account,
   changes: SeedChanges,
@@ -32,6 +35,9 @@ export async function applySeedIntegrations(
         changes.push(`updated integration "${wanted.name}" of ${account.email}`);
       }
     });
+    const stored = store.getIntegration(account.id, wanted.name);
+    if (stored === undefined) continue;
+    for (const warning of missingHeaderWarnings(wanted, stored, account)) log(warning, 'warn');
   }
 }
 

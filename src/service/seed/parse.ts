@@ -14,6 +14,7 @@ import {
 } from '../rules/validate.js';
 import {
   checkHeaderLine,
+  checkHeaderName,
   checkIntegrationName,
   checkIntegrationType,
   checkTarget,
@@ -81,6 +82,11 @@ export interface SeedIntegration {
   type: IntegrationType;
   target: string | undefined;
   headers: string[] | undefined;
+  /**
+   * The names of headers whose values an export without `--with-secrets` left out: applying
+   * warns for each the integration still lacks.
+   */
+  headersWithoutValues: string[];
   comment: string | undefined;
   attach: AttachmentSpec[] | undefined;
   /** A reflection integration's fields (`integrations add --fields`). */
@@ -100,7 +106,16 @@ const VM_FIELDS = [
   'limits',
   'shares',
 ];
-const INTEGRATION_FIELDS = ['name', 'type', 'target', 'headers', 'comment', 'attach', 'fields'];
+const INTEGRATION_FIELDS = [
+  'name',
+  'type',
+  'target',
+  'headers',
+  'headers_without_values',
+  'comment',
+  'attach',
+  'fields',
+];
 /** The variable names `new --env` accepts, so that the value reaches the VM's shell intact. */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -235,6 +250,7 @@ function parseIntegration(at: JsonAt): SeedIntegration {
     type,
     target: target?.check(checkTarget),
     headers: optionalList(fields, 'headers', (h) => h.check(checkHeaderLine)),
+    headersWithoutValues: list(fields, 'headers_without_values', (h) => h.check(checkHeaderName)),
     comment: fields.optional('comment')?.check(checkComment),
     attach: optionalList(fields, 'attach', (s) => s.check(parseAttachmentSpec)),
     fields: reflectionFields?.guard(() =>

@@ -85,7 +85,7 @@ export async function runCommandLine(
     });
     outcome = { ...(await writeResult(result, sink, signal, terminal)), path };
   } catch (err) {
-    outcome = { ...reportFailure(err, line, sink), path };
+    outcome = { ...reportFailure(err, line, sink, widthOf(terminal)), path };
   }
   logRequest(env.log, {
     requestId,
@@ -118,7 +118,9 @@ async function writeResult(
   const { output } = result;
   if (output.kind === 'json') {
     sink.stdout(
-      result.json ? renderJson(output.data) : renderText(output.data, result.textRenderer),
+      result.json
+        ? renderJson(output.data)
+        : renderText(output.data, result.textRenderer, widthOf(terminal)),
     );
     return { exit: 0, status: 200 };
   }
@@ -133,7 +135,22 @@ async function writeResult(
   return { exit: exitCode, status: exitCode === 0 ? 200 : 422 };
 }
 
-function reportFailure(err: unknown, line: string, sink: CommandSink): Omit<Outcome, 'path'> {
+/**
+ * The columns readable tables fit: the client's pty, as its latest window change says; none
+ * without a pty (output piped through `ssh host ls`), where nothing is cut. A pty of unknown
+ * size (0 columns) counts as none.
+ */
+function widthOf(terminal: ClientTerminal | undefined): number | undefined {
+  const columns = terminal?.columns ?? 0;
+  return columns > 0 ? columns : undefined;
+}
+
+function reportFailure(
+  err: unknown,
+  line: string,
+  sink: CommandSink,
+  width: number | undefined,
+): Omit<Outcome, 'path'> {
   if (err instanceof Cancellation) {
     if (err.why === 'shutdown') sink.stderr('error: the server is shutting down\n');
     return { exit: INTERRUPTED_EXIT, status: CANCELLED_STATUS };
@@ -141,7 +158,9 @@ function reportFailure(err: unknown, line: string, sink: CommandSink): Omit<Outc
   const { error, detail } = publicFailure(err);
   // A failure that still carries data (`rm` with some VMs deleted) shows it, as /exec does.
   if (error.body !== undefined) {
-    sink.stdout(asksForJson(line) ? renderJson(error.body) : renderText(error.body));
+    sink.stdout(
+      asksForJson(line) ? renderJson(error.body) : renderText(error.body, undefined, width),
+    );
   }
   sink.stderr(`error: ${error.message}\n`);
   return {

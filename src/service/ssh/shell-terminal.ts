@@ -35,6 +35,11 @@ export class ClientTerminal {
     return this.#inUse;
   }
 
+  /** The client's terminal width now (kept by window changes): readable tables fit it. */
+  get columns(): number {
+    return this.#cols;
+  }
+
   /** The client's window changed size (an SSH `window-change` request). */
   resize(cols: number, rows: number): void {
     this.#cols = cols;

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { proxyCredential } from '../../../src/service/http/proxy-credential.js';
 import { headersFromVm, headersToVm } from '../../../src/service/http/proxy-headers.js';
 import { vmLabelFromHost } from '../../../src/service/http/proxy-host.js';
+import { BranchShare } from '../../helpers/branch-share.js';
 
 test('vmLabelFromHost: <label>.<domain>[:port], nothing else', () => {
   const rows: [string | undefined, string, string | null][] = [
@@ -40,15 +41,37 @@ test('vmLabelFromHost: <label>.<domain>[:port], nothing else', () => {
   }
 });
 
-test('vmLabelFromHost: any host gives null or a DNS label the host starts with', () => {
+const hostLike = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(
+        fc.oneof(
+          fc.stringMatching(/^[a-z0-9](?:[a-z0-9-]{0,8}[a-z0-9])?$/),
+          fc.stringMatching(/^[a-zA-Z0-9-]{1,64}$/),
+        ),
+        fc.constantFrom('.localhost', '.localhost', '.LOCALHOST', '.localhost.', '.other', ''),
+        fc.constantFrom('', '', ':7070', ':', ':99999', ':x'),
+      )
+      .map(([label, domain, port]) => `${label}${domain}${port}`),
+  },
+  { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 100 }) },
+);
+
+test('vmLabelFromHost: any host gives null or a DNS label the host starts with', (t) => {
+  const share = new BranchShare();
   fc.assert(
-    fc.property(fc.string({ unit: 'binary', maxLength: 100 }), (host) => {
+    // Hosts shaped like a VM's (some with a bad label, port or domain) and any text: random
+    // text alone is never a VM's host.
+    fc.property(hostLike, (host) => {
       const label = vmLabelFromHost(host, 'localhost');
-      if (label === null) return;
+      if (label === null) return share.refused();
+      share.accepted();
       assert.match(label, /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/);
       assert.ok(host.toLowerCase().startsWith(`${label}.`));
     }),
   );
+  share.assertFloor((message) => t.diagnostic(message));
   const label = fc.stringMatching(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/);
   fc.assert(
     fc.property(label, fc.option(fc.integer({ min: 0, max: 65535 })), (name, port) => {

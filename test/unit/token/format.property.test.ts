@@ -13,6 +13,7 @@ import {
   splitSvc0,
   tokenKind,
 } from '../../../src/token/format.js';
+import { BranchShare } from '../../helpers/branch-share.js';
 
 const RUNS = { numRuns: 2000 };
 
@@ -105,7 +106,8 @@ test('decodeBase64UrlStrict(encodeBase64Url(b)) gives b back', () => {
   );
 });
 
-test('joinSvc0 and splitSvc0 round-trip, and the cap holds', () => {
+test('joinSvc0 and splitSvc0 round-trip, and the cap holds', (t) => {
+  const share = new BranchShare();
   const part = fc.uint8Array({ maxLength: 6200, size: 'max' });
   fc.assert(
     fc.property(part, part, (payload, sigblob) => {
@@ -113,8 +115,9 @@ test('joinSvc0 and splitSvc0 round-trip, and the cap holds', () => {
       const token = onlyTokenErrors(() => joinSvc0(payload, sigblob));
       if (size > MAX_TOKEN_BYTES) {
         assert.equal(token instanceof TokenError && token.reason, 'too_large');
-        return;
+        return share.refused();
       }
+      share.accepted();
       assert.equal(typeof token, 'string');
       const parts = onlyTokenErrors(() => splitSvc0(token as string));
       if (payload.length === 0 || sigblob.length === 0) {
@@ -125,6 +128,7 @@ test('joinSvc0 and splitSvc0 round-trip, and the cap holds', () => {
     }),
     { numRuns: 500 },
   );
+  share.assertFloor((message) => t.diagnostic(message));
 });
 
 test('tokenKind and isWellFormedSvc1 agree and never throw', () => {

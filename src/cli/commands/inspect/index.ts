@@ -31,7 +31,8 @@ async function runInspect(
       hint: 'only the server that issued it can check it; inspect the svc0 it was made from',
     });
   }
-  const { report, failure } = inspectToken(token, ctx.clock.nowSeconds(), trusted);
+  const { namespace } = ctx.settings();
+  const { report, failure } = inspectToken(token, ctx.clock.nowSeconds(), trusted, namespace);
   if (options.json) {
     ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else if (failure !== undefined && report.payload === null) {

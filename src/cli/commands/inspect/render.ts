@@ -17,13 +17,10 @@ export function renderReport(
       'unknown: a svc1 token is opaque, only the server that issued it can check it',
     ]);
   } else {
-    rows.push([
-      'valid',
-      report.valid ? style.good('yes') : style.bad(`no (${report.error ?? ''})`),
-    ]);
+    rows.push(['valid', validText(report, style)], ['payload', printable(report.payload ?? '')]);
+    if (report.vm === null) rows.push(['cmds', printable(cmdsText(report))]);
+    else rows.push(['vm', `${report.vm} (a VM token for its proxy: cmds do not apply)`]);
     rows.push(
-      ['payload', printable(report.payload ?? '')],
-      ['cmds', printable(cmdsText(report))],
       ['exp', timeText(report.exp, 'none (never expires)')],
       ['nbf', timeText(report.nbf, 'none')],
       ['signer', signerText(report)],
@@ -37,6 +34,16 @@ export function renderReport(
   const lines = rows.map(([label, value]) => `${style.label(label.padEnd(LABEL_WIDTH))}${value}`);
   for (const w of report.warnings) lines.push(style.warn(`warning: ${printable(w.message)}`));
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * `yes` only once the signature is verified: without --verify only the structure and the time
+ * window were judged, and the signer is only what the token claims.
+ */
+function validText(report: InspectReport, style: Style): string {
+  if (report.valid !== true) return style.bad(`no (${report.error ?? ''})`);
+  if (report.signature_verified === true) return style.good('yes');
+  return 'if signed by a registered key (the signature is not checked without --verify)';
 }
 
 function cmdsText(report: InspectReport): string {

@@ -10,6 +10,7 @@ import { formatDuration } from '../../../durations.js';
 import { warningsFor, type InspectWarning } from './warnings.js';
 import { keyFinderFor, type TrustedKey } from './verify-keys.js';
 import { rfc3339 } from '../../../time.js';
+import { vmOfNamespace } from './vm-token.js';
 
 export interface TimeField {
   unix: number;
@@ -40,6 +41,8 @@ export interface InspectReport {
   /** `type` is null when the key is of a type exectl does not support. */
   signer: { type: string | null; fingerprint: string } | null;
   namespace: string | null;
+  /** The VM a VM token (namespace `v0@<vm>.<domain>`) is for; its cmds do not apply. */
+  vm: string | null;
   hash: string | null;
   size: number;
   warnings: InspectWarning[];
@@ -55,12 +58,15 @@ export interface Inspection {
 
 /**
  * Inspects `token` at `nowSeconds`; with `trusted`, also checks its signature offline against
- * those keys for the token's own namespace. Token problems are reported, never thrown.
+ * those keys for the token's own namespace. `commandNamespace` (the client's `v0@<domain>`)
+ * tells a VM token, whose cmds do not apply, from a command token. Token problems are
+ * reported, never thrown.
  */
 export function inspectToken(
   token: string,
   nowSeconds: number,
   trusted?: readonly TrustedKey[],
+  commandNamespace = 'v0@localhost',
 ): Inspection {
   const kind = tokenKind(token) ?? null;
   const base = emptyReport(kind, Buffer.byteLength(token, 'utf8'));
@@ -75,16 +81,20 @@ export function inspectToken(
     if (err instanceof TokenError) return failed(base, err);
     throw err;
   }
-  const report = describeSvc0(decoded, nowSeconds);
+  const report = describeSvc0(decoded, nowSeconds, commandNamespace);
   if (trusted !== undefined) report.signature_verified = signatureVerifies(token, decoded, trusted);
   const failure = firstFailure(decoded, nowSeconds, report.signature_verified);
   if (failure === undefined) return { report: { ...report, valid: true }, failure };
   return failed(report, failure);
 }
 
-function describeSvc0(decoded: DecodedSvc0, now: number): InspectReport {
+function describeSvc0(decoded: DecodedSvc0, now: number, commandNamespace: string): InspectReport {
   const p = decoded.permissions;
   const payload = decoded.payload.toString('utf8');
+  const namespace = decoded.signature.namespace;
+  const vm = vmOfNamespace(namespace, commandNamespace) ?? null;
+  // The VM proxy never reads cmds: listing them (or the defaults) would suggest they limit it.
+  const commands = vm === null;
   return {
     ...emptyReport('svc0', decoded.sizeBytes),
     payload,
@@ -94,17 +104,18 @@ function describeSvc0(decoded: DecodedSvc0, now: number): InspectReport {
       cmds: p.cmds ?? null,
       ctx_raw: p.ctxRaw ?? null,
     },
-    effective_cmds: effectiveCmds(p),
-    cmds_are_defaults: p.cmds === undefined,
+    effective_cmds: commands ? effectiveCmds(p) : null,
+    cmds_are_defaults: commands ? p.cmds === undefined : null,
     exp: p.exp === undefined ? null : timeField(p.exp, now, 'exp'),
     nbf: p.nbf === undefined ? null : timeField(p.nbf, now, 'nbf'),
     signer: {
       type: decoded.signer?.type ?? null,
       fingerprint: decoded.signer?.fingerprint ?? fingerprintOf(decoded.signature.publicKey),
     },
-    namespace: decoded.signature.namespace,
+    namespace,
+    vm,
     hash: decoded.signature.hashAlgorithm,
-    warnings: warningsFor(p),
+    warnings: warningsFor(p).filter((w) => commands || w.code !== 'parent_without_subcommands'),
   };
 }
 
@@ -187,6 +198,7 @@ function emptyReport(kind: InspectReport['kind'], size: number): InspectReport {
     nbf: null,
     signer: null,
     namespace: null,
+    vm: null,
     hash: null,
     size,
     warnings: [],

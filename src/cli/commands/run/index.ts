@@ -15,6 +15,7 @@ import {
 } from '../../exec/answer.js';
 import { jsonStyleFor, prettyJson } from '../../json-pretty.js';
 import { answerText } from '../../exec/text.js';
+import { terminalColumns } from '../../terminal-width.js';
 import { streamSink } from '../../output-sink.js';
 import { sendSigned } from '../../exec/send-signed.js';
 import { startSpinner } from '../../spinner.js';
@@ -100,7 +101,8 @@ async function printBody(
   // A raw body (output of `ssh <vm> ...`) has already gone to stdout as it arrived.
   if (!isJson(response)) return;
   const text = response.body.toString('utf8');
-  const readable = shape === 'text' ? textOf(line, text, failed) : undefined;
+  const readable =
+    shape === 'text' ? textOf(line, text, failed, terminalColumns(ctx.stdout)) : undefined;
   const shown =
     readable ?? (shape === 'raw' ? undefined : prettyJson(text, await jsonStyleFor(ctx)));
   if (shown !== undefined) ctx.stdout.write(shown);
@@ -108,14 +110,19 @@ async function printBody(
 }
 
 /** The readable text of a JSON body, or undefined when it is not JSON or JSON was asked for. */
-function textOf(line: string, body: string, failed: boolean): string | undefined {
+function textOf(
+  line: string,
+  body: string,
+  failed: boolean,
+  width: number | undefined,
+): string | undefined {
   let data: unknown;
   try {
     data = JSON.parse(body);
   } catch {
     return undefined;
   }
-  return answerText(line, data, failed);
+  return answerText(line, data, failed, width);
 }
 
 export const command: CliCommand = {

@@ -16,6 +16,7 @@ import {
   type Store,
 } from '../../../service/index.js';
 import { listCell, textTable } from '../../../text-views/table.js';
+import { terminalColumns } from '../../terminal-width.js';
 import type { CliContext } from '../../context.js';
 import { askServer, NO_SERVER } from './admin-client.js';
 import { existingDataFolder, keptDataFolder, prepareDataFolder, withLockedFolder } from './data.js';
@@ -70,7 +71,8 @@ export async function runAccountsList(
       listCell(e.ssh_keys.map((k) => k.name)),
       e.created_at,
     ]);
-    ctx.stdout.write(textTable(['email', 'user id', 'ssh keys', 'created'], rows, 'no accounts'));
+    const headers = ['email', 'user id', 'ssh keys', 'created'];
+    ctx.stdout.write(textTable(headers, rows, 'no accounts', terminalColumns(ctx.stdout)));
   } else {
     for (const e of entries) {
       ctx.stdout.write(`${[e.email, e.user_id, e.ssh_keys.length, e.created_at].join('\t')}\n`);

@@ -2,6 +2,7 @@
 import type { VmRecord, VmStatus } from '../../store/index.js';
 import type { VmState } from '../../vm/index.js';
 import type { VmStateData } from '../../../text-views/vms.js';
+import { rfc3339 } from '../../../time.js';
 
 /**
  * The VM's real status: the stored one, unless its machine says otherwise (frozen; or stored
@@ -20,7 +21,8 @@ export function vmStateData(vm: VmRecord, state: VmState): VmStateData {
     vm_name: vm.name,
     status: liveStatus(vm, state),
     created_at: vm.createdAt,
-    booted_at: state.bootedAt === null ? null : new Date(state.bootedAt).toISOString(),
+    // bootedAt is in milliseconds; every time leaves the server in whole seconds (SPEC §3).
+    booted_at: state.bootedAt === null ? null : rfc3339(state.bootedAt / 1000),
     limits: {
       cpus: limits.cpus,
       memory_bytes: limits.memoryBytes,

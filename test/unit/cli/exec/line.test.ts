@@ -12,6 +12,7 @@ import {
 import { COMMAND_CATALOG } from '../../../../src/command-catalog.js';
 import { DEFAULT_CMDS } from '../../../../src/token/permissions.js';
 import { lexCommandLine } from '../../../../src/shell-words.js';
+import { BranchShare } from '../../../helpers/branch-share.js';
 
 test('prepareRunLine: one argument is the line; several are quoted words', () => {
   const cases: [string[], PreparedLine][] = [
@@ -155,7 +156,8 @@ test('leadingPlainWords: stops at the first quoted or escaped word', () => {
   for (const [line, words] of cases) assert.deepEqual(leadingPlainWords(line), words, line);
 });
 
-test('property: the plain leading words are a prefix of what the service lexes', () => {
+test('property: the plain leading words are a prefix of what the service lexes', (t) => {
+  const share = new BranchShare();
   const word = fc.string({
     unit: fc.constantFrom('a', 'b', '-', ' ', "'", '"', '\\', '\t', 'x'),
     maxLength: 20,
@@ -166,11 +168,13 @@ test('property: the plain leading words are a prefix of what the service lexes',
       try {
         lexed = lexCommandLine(line);
       } catch {
-        return; // the service answers 400 for this line: nothing to agree on
+        return share.refused(); // the service answers 400 for this line: nothing to agree on
       }
+      share.accepted();
       const plain = leadingPlainWords(line);
       assert.deepEqual(lexed.slice(0, plain.length), plain);
     }),
     { numRuns: 2000 },
   );
+  share.assertFloor((message) => t.diagnostic(message));
 });

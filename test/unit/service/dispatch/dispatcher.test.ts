@@ -105,7 +105,11 @@ test('a command runs with its parsed input and answers its data', async () => {
 test('--json is reported so SSH can choose JSON or text; textRenderer is the path view', async () => {
   const plain = await run('ssh-key list', null).result;
   assert.equal(plain.json, false);
-  assert.equal(plain.textRenderer?.({ ssh_keys: [] }), 'no ssh keys\n', 'the shared view');
+  assert.equal(
+    plain.textRenderer?.({ ssh_keys: [] }, undefined),
+    'no ssh keys\n',
+    'the shared view',
+  );
   // `ssh` has no view in src/text-views/ (its answer is a stream, already text).
   assert.equal((await run('ssh web ls', null).result).textRenderer, undefined);
 });
@@ -125,11 +129,11 @@ test('the view sees the boolean flags it reads: ls -l shows the long columns', a
   const short = await run('ls', null).result;
   const long = await run('ls -l', null).result;
   assert.equal(
-    short.textRenderer?.({ vms: [vm] }),
+    short.textRenderer?.({ vms: [vm] }, undefined),
     'NAME    STATUS   TAGS  URL\n🦦 web  running  -     https://web.example\n',
   );
   assert.equal(
-    long.textRenderer?.({ vms: [vm] }).split('\n')[0],
+    long.textRenderer?.({ vms: [vm] }, undefined).split('\n')[0],
     'NAME    STATUS   TAGS  URL                  COMMENT  PORT  SSH  CREATED',
   );
 });
@@ -151,7 +155,10 @@ test('--help answers the help JSON, runs nothing, and needs the command permissi
   );
   assert.deepEqual(deps.log, [], 'new must not have run');
   assert.match(
-    answer.textRenderer?.(answer.output.kind === 'json' ? answer.output.data : undefined) ?? '',
+    answer.textRenderer?.(
+      answer.output.kind === 'json' ? answer.output.data : undefined,
+      undefined,
+    ) ?? '',
     /^usage: new \[--name N\]/,
   );
 });

@@ -7,6 +7,7 @@ import {
   parseReflectionRoute,
   type ReflectionRoute,
 } from '../../../../src/service/reflection/route.js';
+import { BranchShare } from '../../../helpers/branch-share.js';
 
 const S = 'Abc_-09xyz';
 
@@ -52,7 +53,8 @@ test('targets and what they ask for', () => {
   }
 });
 
-test('any target: the secret is a base64url word and the rest is kept verbatim', () => {
+test('any target: the secret is a base64url word and the rest is kept verbatim', (t) => {
+  const share = new BranchShare();
   const secret = fc.string({
     unit: fc.constantFrom(...'AZaz09_-'.split('')),
     minLength: 1,
@@ -63,7 +65,8 @@ test('any target: the secret is a base64url word and the rest is kept verbatim',
     fc.property(fc.oneof(fc.string(), secret), anyTail, (s, tail) => {
       const target = `/vm/${s}${tail}`;
       const route = parseReflectionRoute(target);
-      if (route.kind === 'none') return;
+      if (route.kind === 'none') return share.refused();
+      share.accepted();
       assert.match(route.secret, /^[A-Za-z0-9_-]+$/);
       if (route.kind === 'integration') {
         assert.equal(target, `/vm/${route.secret}/i/${route.name}${route.rest}`);
@@ -76,4 +79,5 @@ test('any target: the secret is a base64url word and the rest is kept verbatim',
     }),
     { numRuns: 5000 },
   );
+  share.assertFloor((message) => t.diagnostic(message));
 });

@@ -12,6 +12,7 @@ import {
   parseReflectionFields,
 } from '../../../../src/service/rules/integrations.js';
 import { REFLECTION_FIELDS } from '../../../../src/service/store/index.js';
+import { BranchShare } from '../../../helpers/branch-share.js';
 
 /** Runs `fn`: a value, or the message of the 422 it threw (anything else fails the test). */
 function attempt<T>(fn: () => T): { ok: true; value: T } | { ok: false; message: string } {
@@ -88,7 +89,8 @@ test('checkTarget: accepted targets are plain http(s) URLs; passwords are never 
   );
 });
 
-test('parseAttachmentSpec: accepted specs are exactly auto:all, tag:<tag>, vm:<name>', () => {
+test('parseAttachmentSpec: accepted specs are exactly auto:all, tag:<tag>, vm:<name>', (t) => {
+  const share = new BranchShare();
   const spec = fc.oneof(
     fc.tuple(fc.constantFrom('auto:', 'tag:', 'vm:', 'Tag:', ''), anyText).map(([p, s]) => p + s),
     fc.constantFrom('auto:all', 'tag:prod', 'vm:web', 'vm:a', 'tag:'),
@@ -96,7 +98,8 @@ test('parseAttachmentSpec: accepted specs are exactly auto:all, tag:<tag>, vm:<n
   fc.assert(
     fc.property(spec, (text) => {
       const result = attempt(() => parseAttachmentSpec(text));
-      if (!result.ok) return;
+      if (!result.ok) return share.refused();
+      share.accepted();
       assert.equal(result.value, text);
       assert.match(
         text,
@@ -105,9 +108,11 @@ test('parseAttachmentSpec: accepted specs are exactly auto:all, tag:<tag>, vm:<n
     }),
     { numRuns: 3000 },
   );
+  share.assertFloor((message) => t.diagnostic(message));
 });
 
-test('parseReflectionFields: known fields only, each once, in SPEC order', () => {
+test('parseReflectionFields: known fields only, each once, in SPEC order', (t) => {
+  const share = new BranchShare();
   const item = fc.oneof(
     fc.constantFrom(...REFLECTION_FIELDS, ...REFLECTION_FIELDS.map((f) => `/${f}`), ' tags ', ''),
     anyText,
@@ -115,7 +120,8 @@ test('parseReflectionFields: known fields only, each once, in SPEC order', () =>
   fc.assert(
     fc.property(fc.array(item, { maxLength: 8 }), (items) => {
       const result = attempt(() => parseReflectionFields(items.join(',')));
-      if (!result.ok) return;
+      if (!result.ok) return share.refused();
+      share.accepted();
       const wanted = items
         .join(',')
         .split(',')
@@ -128,4 +134,5 @@ test('parseReflectionFields: known fields only, each once, in SPEC order', () =>
     }),
     { numRuns: 3000 },
   );
+  share.assertFloor((message) => t.diagnostic(message));
 });

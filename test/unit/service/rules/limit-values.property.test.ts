@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { MAX_CPUS, parseCpus, parseSize } from '../../../../src/service/rules/limit-values.js';
+import { BranchShare } from '../../../helpers/branch-share.js';
 
 const anyText = fc.oneof(fc.string(), fc.stringMatching(/^[0-9.KMGTiBkmgtb ]{0,24}$/));
 
@@ -34,13 +35,25 @@ test('parseSize: N with a unit is N times the unit (powers of 1024, any case, i 
   );
 });
 
-test('parseCpus: any text gives null or a number from 0.01 to the maximum, two decimals at most', () => {
+/** CPU counts written as a person would (in range or not), and any text. */
+const cpuLike = fc.oneof(
+  fc.integer({ min: 0, max: MAX_CPUS + 2 }).map(String),
+  fc
+    .tuple(fc.nat(MAX_CPUS + 1), fc.stringMatching(/^[0-9]{1,2}$/))
+    .map(([whole, fraction]) => `${whole}.${fraction}`),
+  anyText,
+);
+
+test('parseCpus: any text gives null or a number from 0.01 to the maximum, two decimals at most', (t) => {
+  const share = new BranchShare();
   fc.assert(
-    fc.property(anyText, (text) => {
+    fc.property(cpuLike, (text) => {
       const cpus = parseCpus(text);
-      if (cpus === null) return;
+      if (cpus === null) return share.refused();
+      share.accepted();
       assert.ok(cpus >= 0.01 && cpus <= MAX_CPUS, text);
       assert.equal(Math.round(cpus * 100) / 100, cpus);
     }),
   );
+  share.assertFloor((message) => t.diagnostic(message));
 });

@@ -222,6 +222,56 @@ describe('applying a seed', () => {
   });
 });
 
+describe('headers an export left without values', () => {
+  test('a warning per header the integration lacks; none once it has it', async () => {
+    const target = await openTarget('no-secrets');
+    const warnings: [string, string | undefined][] = [];
+    target.log = (line, level) => warnings.push([line, level]);
+    try {
+      const withoutValues = seedText((a) => {
+        a.integrations = [
+          {
+            name: 'llm',
+            type: 'llm',
+            target: 'https://llm.example.com',
+            headers_without_values: ['Authorization', 'X-Org'],
+            attach: ['tag:ai'],
+          },
+        ];
+        a.vms = [];
+      });
+      await apply(target, withoutValues);
+      const readd =
+        "add it again as ada@example.com with exectl run integrations remove llm, then exectl run integrations add llm --name llm --target https://llm.example.com --header 'Authorization: VALUE' --attach tag:ai";
+      assert.deepEqual(warnings, [
+        [
+          `integration "llm" of ada@example.com: header "Authorization" has no value in this file (exported without --with-secrets): ${readd}`,
+          'warn',
+        ],
+        [
+          `integration "llm" of ada@example.com: header "X-Org" has no value in this file (exported without --with-secrets): ${readd.replace('Authorization', 'X-Org')}`,
+          'warn',
+        ],
+      ]);
+      // The header added again (by any spelling of its name): the same file says nothing of it.
+      const adaId = target.store.findAccountByEmail('ada@example.com')!.id;
+      const llm = target.store.getIntegration(adaId, 'llm')!;
+      target.store.updateIntegration(llm.id, { headers: ['authorization: Bearer sk-new'] });
+      warnings.length = 0;
+      await apply(target, withoutValues);
+      assert.deepEqual(
+        warnings.map(([line]) => line.slice(0, 50)),
+        ['integration "llm" of ada@example.com: header "X-Or'],
+      );
+      // The kept header's value is a secret: the command to add them again names it VALUE too.
+      assert.match(warnings[0]![0], /--header 'authorization: VALUE' --header 'X-Org: VALUE'/);
+      assert.ok(!warnings[0]![0].includes('sk-new'));
+    } finally {
+      await target.close();
+    }
+  });
+});
+
 describe('refusals name the seed entry', () => {
   let target: Awaited<ReturnType<typeof openTarget>>;
   before(async () => {

@@ -53,6 +53,7 @@ test('a full seed parses to its exact shape; absent fields stay undefined', () =
               type: 'llm',
               target: 'https://api.example.com',
               headers: ['Authorization: Bearer sk-test'],
+              headers_without_values: ['X-Org'],
               comment: 'models',
               attach: ['tag:api', 'vm:db'],
             },
@@ -84,6 +85,7 @@ test('a full seed parses to its exact shape; absent fields stay undefined', () =
           type: 'llm',
           target: 'https://api.example.com',
           headers: ['Authorization: Bearer sk-test'],
+          headersWithoutValues: ['X-Org'],
           comment: 'models',
           attach: ['tag:api', 'vm:db'],
           fields: undefined,
@@ -94,6 +96,7 @@ test('a full seed parses to its exact shape; absent fields stay undefined', () =
           type: 'reflection',
           target: undefined,
           headers: undefined,
+          headersWithoutValues: [],
           comment: undefined,
           attach: ['auto:all'],
           fields: ['email', 'tags'],
@@ -249,6 +252,10 @@ describe('refusals name the JSON path', () => {
     [
       integration(',"type":"llm","headers":["X-Key: ключ"]'),
       'accounts[0].integrations[0].headers[0]: invalid value for header "X-Key": only visible ASCII characters, spaces and tabs are allowed',
+    ],
+    [
+      integration(',"type":"llm","headers_without_values":["X Key"]'),
+      'accounts[0].integrations[0].headers_without_values[0]: invalid header name "X Key"',
     ],
     [
       integration(',"type":"llm","attach":["all"]'),

@@ -7,6 +7,7 @@ import {
   type PermissionFlags,
 } from '../../../../../src/cli/commands/mint/payload.js';
 import { parsePermissions } from '../../../../../src/token/permissions.js';
+import { BranchShare } from '../../../../helpers/branch-share.js';
 
 const NOW = 1_700_000_000;
 const NEVER_WARNING = 'the token never expires (--exp never): it works until its key is removed';
@@ -91,28 +92,35 @@ function payloadOrUsage(build: () => string): string | undefined {
   }
 }
 
-test('any --cmds values: a usage error, or exactly the trimmed comma-separated entries', () => {
+test('any --cmds values: a usage error, or exactly the trimmed comma-separated entries', (t) => {
+  const share = new BranchShare();
   fc.assert(
     fc.property(fc.array(fc.string(), { minLength: 1, maxLength: 4 }), (cmds) => {
       const payload = payloadOrUsage(() => buildMintPayload({ exp: 'never', cmds }, NOW).payload);
-      if (payload === undefined) return;
+      if (payload === undefined) return share.refused();
+      share.accepted();
       const expected = cmds.flatMap((c) => c.split(',').map((e) => e.trim()));
       assert.deepEqual(parsePermissions(Buffer.from(payload)).cmds, expected);
     }),
   );
+  share.assertFloor((message) => t.diagnostic(message));
 });
 
-test('any --ctx text: a usage error, or a payload whose ctx is exactly that text and nothing else', () => {
+test('any --ctx text: a usage error, or a payload whose ctx is exactly that text and nothing else', (t) => {
+  const share = new BranchShare();
+  // Any JSON must be accepted: it has the weight to reach the accepted branch in most cases.
   const ctxText = fc.oneof(
-    fc.string(),
-    fc.json(),
-    fc.json().map((j) => `${j},"nbf":946684800`),
+    { weight: 1, arbitrary: fc.string() },
+    { weight: 3, arbitrary: fc.json() },
+    { weight: 1, arbitrary: fc.json().map((j) => `${j},"nbf":946684800`) },
   );
   fc.assert(
     fc.property(ctxText, (ctx) => {
       const payload = payloadOrUsage(() => buildMintPayload({ exp: 'never', ctx }, NOW).payload);
-      if (payload === undefined) return;
+      if (payload === undefined) return share.refused();
+      share.accepted();
       assert.deepEqual(parsePermissions(Buffer.from(payload)), { ctxRaw: ctx.trim() });
     }),
   );
+  share.assertFloor((message) => t.diagnostic(message));
 });

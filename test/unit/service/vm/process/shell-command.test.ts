@@ -12,6 +12,7 @@ import {
   type ShellTools,
 } from '../../../../../src/service/vm/process/shell-command.js';
 import { lexCommandLine } from '../../../../../src/shell-words.js';
+import { BranchShare } from '../../../../helpers/branch-share.js';
 
 const TOOLS: ShellTools = { script: '/usr/bin/script', stty: '/bin/stty', tty: '/usr/bin/tty' };
 
@@ -67,15 +68,44 @@ test('parseShellReport reads `<pid> /dev/pts/<n>` once its line is complete', ()
   }
 });
 
-test('parseShellReport never throws, and what it returns is a pts path and a positive pid', () => {
+const shellReportLike = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(
+        fc.integer({ min: 1, max: 9_999_999_999 }),
+        fc.nat(999_999_999),
+        fc.string({ unit: 'binary', maxLength: 20 }),
+      )
+      .map(([pid, pts, tail]) => `${pid} /dev/pts/${pts}\n${tail}`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(
+        fc.integer({ min: -5, max: 99_999_999_999 }),
+        fc.constantFrom(' /dev/pts/', ' /dev/tty', '/dev/pts/'),
+        fc.string({ maxLength: 12 }),
+      )
+      .map(([pid, path, rest]) => `${pid}${path}${rest}`),
+  },
+  { weight: 1, arbitrary: fc.string({ unit: 'binary' }) },
+);
+
+test('parseShellReport never throws, and what it returns is a pts path and a positive pid', (t) => {
+  const share = new BranchShare();
   fc.assert(
-    fc.property(fc.string({ unit: 'binary' }), (text) => {
+    // Reports made on purpose (one with a tail, as the shell's output follows), their near
+    // misses, and any text: random text alone would almost never be a report.
+    fc.property(shellReportLike, (text) => {
       const report = parseShellReport(text);
-      if (report === undefined) return;
+      if (report === undefined) return share.refused();
+      share.accepted();
       assert.match(report.tty, /^\/dev\/pts\/\d+$/);
       assert.ok(Number.isSafeInteger(report.pid) && report.pid > 0);
     }),
   );
+  share.assertFloor((message) => t.diagnostic(message));
   fc.assert(
     fc.property(fc.integer({ min: 1, max: 2 ** 31 }), fc.nat(999_999_999), (pid, n) => {
       assert.deepEqual(parseShellReport(`${pid} /dev/pts/${n}\n`), {
