@@ -34,6 +34,8 @@ let strangerAgent: TestAgent;
 let bobAgent: TestAgent;
 /** Holds two keys no account has. */
 let strangersAgent: TestAgent;
+/** Holds bob's key only: accepted at once, while ~/.ssh holds the owner's. */
+let bobOnlyAgent: TestAgent;
 let cacheCount = 0;
 
 const fp = (key: GeneratedKey) => parsePublicKey(key.publicKeyLine).fingerprint;
@@ -55,6 +57,7 @@ before(async () => {
   strangerAgent = await agentAt('agent-stranger', [stranger]);
   bobAgent = await agentAt('agent-bob', [stranger, bob]);
   strangersAgent = await agentAt('agent-strangers', [stranger, otherStranger]);
+  bobOnlyAgent = await agentAt('agent-bob-only', [bob]);
   const created = await exectl(['--url', svc.url, 'run', 'new', '--name', 'web'], { home });
   assert.equal(created.code, 0, created.stderr);
 });
@@ -62,6 +65,7 @@ after(async () => {
   await strangerAgent.stop();
   await bobAgent.stop();
   await strangersAgent.stop();
+  await bobOnlyAgent.stop();
   await svc.stop();
 });
 
@@ -212,6 +216,26 @@ describe('a second account’s key in the agent', () => {
       },
     );
     const again = await cli(['run', 'whoami'], bobAgent, cache);
+    assert.deepEqual([again.code, whoamiOf(again), again.stderr], [0, 'bob@example.com', '']);
+  });
+});
+
+describe('the first contact with a server, with several keys that could sign', () => {
+  test('the first key accepted is named with its account once, then remembered: silent', async () => {
+    const cache = freshCache();
+    const result = await cli(['run', 'whoami'], bobOnlyAgent, cache);
+    assert.deepEqual(
+      { code: result.code, who: whoamiOf(result), stderr: result.stderr },
+      {
+        code: 0,
+        who: 'bob@example.com',
+        stderr:
+          `exectl: acting as bob@example.com, signed by key ${fp(bob)} from ssh-agent` +
+          ` (the first of 2 keys; --key picks another) — this key is tried first for ${svc.url}` +
+          ` from now on\n`,
+      },
+    );
+    const again = await cli(['run', 'whoami'], bobOnlyAgent, cache);
     assert.deepEqual([again.code, whoamiOf(again), again.stderr], [0, 'bob@example.com', '']);
   });
 });

@@ -1,9 +1,10 @@
 // SPEC §8: with no `--key`/`EXECTL_KEY`/profile key, a minted request that gets 401 is sent
 // again with each further candidate key, as OpenSSH tries its identities (nothing ran on a 401,
 // so any command may be re-sent); the key that worked is remembered per server and tried first
-// next time (key-memory.ts). When it is not the first candidate, stderr names it and the account
-// it acts as: a `whoami` learns the account, one more request, made only then (the next time,
-// that key is first and nothing is asked or said).
+// next time (key-memory.ts). When it is not the first candidate, or at the first contact with a
+// server while several keys could sign, stderr names it and the account it acts as: a `whoami`
+// learns the account, one more request, made only then (the next time, that key is first and
+// remembered, and nothing is asked or said).
 import { ExectlError } from '../../errors.js';
 import type { Signer } from '../../token/keys.js';
 import type { CliContext } from '../context.js';
@@ -81,9 +82,25 @@ export async function sendWithEachKey(
   }
   if (accepted(response.status) && used.fingerprint !== undefined) {
     rememberKey(ctx.env, settings.url, { fingerprint: used.fingerprint, source: used.origin });
-    if (used !== first) await sayWhoActs(ctx, settings, used, refusedWords);
+    if (used !== first)
+      await sayWhoActs(ctx, settings, used, `the server refused ${refusedWords.join(', then ')}`);
+    else if (!first.remembered && distinctKeys(candidates) > 1) {
+      // First contact with this server and several keys to choose from: the first one accepted
+      // may belong to another account than the user thinks (a colleague's key in the agent).
+      await sayWhoActs(
+        ctx,
+        settings,
+        used,
+        `the first of ${distinctKeys(candidates)} keys; --key picks another`,
+      );
+    }
   }
   return { response, signedBy: describeCandidate(used) };
+}
+
+/** How many different keys the candidates hold (the agent and a file may hold the same). */
+function distinctKeys(candidates: readonly Candidate[]): number {
+  return new Set(candidates.map((c) => c.fingerprint ?? c.source)).size;
 }
 
 /**
@@ -103,7 +120,7 @@ async function sayWhoActs(
   ctx: CliContext,
   settings: Settings,
   used: Candidate,
-  refused: readonly string[],
+  why: string,
 ): Promise<void> {
   let who = `the account of ${describeCandidate(used)}`;
   try {
@@ -113,7 +130,7 @@ async function sayWhoActs(
     // The command already ran: its notice names the key without the account.
   }
   const line =
-    `acting as ${who} (the server refused ${refused.join(', then ')}) — ` +
+    `acting as ${who} (${why}) — ` +
     `this key is tried first for ${withoutCredentials(settings.url)} from now on`;
   ctx.stderr.write(`exectl: ${printable(oneLine(line))}\n`);
 }
