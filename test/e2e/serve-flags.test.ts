@@ -101,11 +101,7 @@ describe('bad values: exit 2, one line, nothing started', () => {
       'EXECTL_ALLOW_PRIVATE_TARGETS="maybe" is not a yes/no value — use 1 or 0',
     ],
     [['--bogus'], {}, `unknown option '--bogus' — see "exectl serve --help"`],
-    [
-      ['extra'],
-      {},
-      `too many arguments for 'serve'. Expected 0 arguments but got 1. — see "exectl serve --help"`,
-    ],
+    [['extra'], {}, `unknown command: serve extra — see "exectl serve --help"`],
   ];
   for (const [args, env, line] of cases) {
     test(line, async () => {
