@@ -16,15 +16,15 @@ test(
   { skip: !root && 'needs root to mount a tmpfs' },
   async (t) => {
     const dir = await createTempDir('watchdog');
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=128m', 'tmpfs', dir.path]);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1g', 'tmpfs', dir.path]);
     t.after(async () => {
       execFileSync('umount', [dir.path]);
       await dir.remove();
     });
     const fs = statfsSync(dir.path);
     const free = fs.bavail * fs.bsize;
-    // 64 MiB above the floor: enough for one 40 MiB copy, not for two.
-    const floor = free - 64 * 2 ** 20;
+    // 512 MiB above the floor: enough for one 300 MiB copy, not for two.
+    const floor = free - 512 * 2 ** 20;
     const watchdog = new DiskWatchdog(
       dir.path,
       async () => [],
@@ -32,17 +32,17 @@ test(
       floor,
     );
     t.after(() => watchdog.stop());
-    const need = 40 * 2 ** 20;
+    const need = 300 * 2 ** 20;
 
     const [first, second] = await Promise.allSettled([
       watchdog.assertRoom('copy vm "a"', need),
       watchdog.assertRoom('copy vm "b"', need),
     ]);
-    assert.equal(first.status, 'fulfilled');
+    assert.equal(first.status, 'fulfilled', String((first as PromiseRejectedResult).reason));
     assert.equal(second.status, 'rejected');
     assert.match(
       (second as PromiseRejectedResult).reason.message,
-      /^cannot copy vm "b": the server's disk has .* free, under its floor of .* \(it needs 40(\.0)?M\)$/,
+      /^cannot copy vm "b": the server's disk has .* free, under its floor of .* \(it needs 300(\.0)?M\)$/,
     );
 
     (first as PromiseFulfilledResult<() => void>).value();
