@@ -1,7 +1,9 @@
 // The VM contract (SPEC §4): what the rest of the service may ask of vm/, the one room that
-// spawns processes, and the one Limits type with its defaults. It imports nothing: the store,
+// spawns processes, and the one Limits type with its defaults. It imports nothing of vm/: the store,
 // the commands and the front ends build on it, and vm/'s own rooms implement it.
-import type { VmRecord } from '../store/index.js';
+// The record type from its own module: store/index.ts brings better-sqlite3's types into the
+// package's .d.ts, which a library user's TypeScript cannot resolve.
+import type { VmRecord } from '../store/vm-records.js';
 
 /** A VM's limits, as asked for (`resize`, `--seed`) and stored. */
 export interface VmLimits {
