@@ -31,8 +31,12 @@ async function runInspect(
       hint: 'only the server that issued it can check it; inspect the svc0 it was made from',
     });
   }
-  const { namespace } = ctx.settings();
-  const { report, failure } = inspectToken(token, ctx.clock.nowSeconds(), trusted, namespace);
+  const { report, failure } = inspectToken(
+    token,
+    ctx.clock.nowSeconds(),
+    trusted,
+    clientNamespace(ctx),
+  );
   if (options.json) {
     ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else if (failure !== undefined && report.payload === null) {
@@ -102,3 +106,17 @@ Examples:
   run: (ctx, operands, options) =>
     runInspect(ctx, operands[0] as string | undefined, options as InspectOptions),
 };
+
+/**
+ * The client's command namespace, which tells a VM token (`v0@<vm>.<domain>`) apart; undefined
+ * (inspect's default, `v0@localhost`) when the settings cannot be read: inspect reads a token
+ * offline, and a broken config file must not stop it.
+ */
+function clientNamespace(ctx: CliContext): string | undefined {
+  try {
+    return ctx.settings().namespace;
+  } catch (err) {
+    if (err instanceof ExectlError) return undefined;
+    throw err;
+  }
+}
