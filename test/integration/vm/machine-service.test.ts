@@ -141,7 +141,7 @@ describe('machine VMs through the service (as root)', () => {
       assert.ok(stat.usage[field] > 0, `${field}: ${stat.usage[field]}`);
     }
     assert.equal(stat.status, 'running');
-    assert.match(stat.booted_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.match(stat.booted_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     assert.deepEqual(stat.setup, { status: 'none', last_line: null });
   });
 
