@@ -293,13 +293,36 @@ test('only service/store/ imports better-sqlite3', () => {
 });
 
 // The client may ask a local tool (e.g. `git config user.email` for serve's default owner);
-// inside the service, only vm/ starts processes.
-test('only service/vm/ (and the client) spawn processes', () => {
-  for (const f of files) {
-    if (f.rel.startsWith('service/vm/') || room(f.rel) === 'cli') continue;
-    const spawning = imports(f).filter((s) => s === 'node:child_process' || s === 'child_process');
-    assert.deepEqual(spawning, [], `${f.rel} imports child_process`);
-  }
+// inside the service, only vm/ starts processes, and all of vm/ through one helper, so what a
+// child inherits (env, cwd, fds, session) is decided in one file.
+const SPAWN_HELPER = 'service/vm/process/spawn-host.ts';
+
+/** One sentence per file outside cli/ (and other than the spawn helper) importing child_process. */
+function childProcessViolations(list: { rel: string; text: string }[]): string[] {
+  return list
+    .filter((f) => f.rel !== SPAWN_HELPER && room(f.rel) !== 'cli')
+    .filter((f) => imports(f).some((s) => s === 'node:child_process' || s === 'child_process'))
+    .map((f) => `${f.rel} imports child_process: start processes through ${SPAWN_HELPER}`);
+}
+
+test('only the spawn helper of vm/ (and the client) import child_process', () => {
+  assert.deepEqual(childProcessViolations(files), []);
+});
+
+test('the child_process rule catches a vm/ file spawning by itself, and nothing else', () => {
+  const list = [
+    { rel: 'service/vm/disk/x.ts', text: "import { spawn } from 'node:child_process';" },
+    { rel: 'service/vm/x.ts', text: "const { spawn } = await import('child_process');" },
+    { rel: 'service/http/x.ts', text: "import { execFile } from 'node:child_process';" },
+    { rel: SPAWN_HELPER, text: "import { spawn } from 'node:child_process';" },
+    { rel: 'cli/commands/serve/x.ts', text: "import { execFile } from 'node:child_process';" },
+    { rel: 'service/vm/disk/y.ts', text: "import { spawnHost } from '../process/index.js';" },
+  ];
+  assert.deepEqual(childProcessViolations(list), [
+    `service/vm/disk/x.ts imports child_process: start processes through ${SPAWN_HELPER}`,
+    `service/vm/x.ts imports child_process: start processes through ${SPAWN_HELPER}`,
+    `service/http/x.ts imports child_process: start processes through ${SPAWN_HELPER}`,
+  ]);
 });
 
 test('only cli/ reads process.env or process.argv', () => {

@@ -4,6 +4,7 @@ import { randomInt } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { createRuntime, detectSandboxMode } from '../../../src/service/vm/index.js';
 import type {
@@ -93,6 +94,24 @@ export async function hostPidsWith(text: string): Promise<number[]> {
     }),
   );
   return pids.filter((_, i) => lines[i]!.includes(text)).map(Number);
+}
+
+/**
+ * The host pid of the `sleep <marker>` a VM started in the background. `ssh vm "setsid sleep
+ * … &"` returns once the VM's shell has forked the job, which may not have exec'd sleep yet
+ * (a loaded run once found no such process at all), so this polls, bounded, until the sleep
+ * itself runs (its argv[0] is `sleep`, not the forked shell's or setsid's).
+ */
+export async function hostSleeper(marker: string): Promise<number> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    for (const pid of await hostPidsWith(`sleep ${marker}`)) {
+      const raw = await readFile(`/proc/${pid}/cmdline`).catch(() => Buffer.alloc(0));
+      if (raw.toString('utf8').split('\0')[0] === 'sleep') return pid;
+    }
+    if (Date.now() > deadline) throw new Error(`no host process runs "sleep ${marker}" after 30 s`);
+    await sleep(50);
+  }
 }
 
 /**

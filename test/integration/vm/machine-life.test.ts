@@ -10,7 +10,7 @@ import { parsePublicKey } from '../../../src/token/keys.js';
 import { generateKey, mintWithShellRecipe, type GeneratedKey } from '../../helpers/keys.js';
 import { createTempDir, type TempDir } from '../../helpers/tmp.js';
 import { curl, FAR } from '../proxy/fixture.js';
-import { hostPidsWith, uniqueMarker } from './fixture.js';
+import { hostSleeper, uniqueMarker } from './fixture.js';
 
 const CMDS = ['new', 'ssh', 'stat', 'ls', 'cp', 'restart', 'rm', 'share set-public'];
 
@@ -144,7 +144,7 @@ describe('machine VMs live on (as root)', () => {
     await ok('new --name brittle');
     const marker = uniqueMarker();
     await ok(`ssh brittle "setsid sleep ${marker} > /dev/null 2>&1 &"`);
-    const [sleeper] = await hostPidsWith(`sleep ${marker}`);
+    const sleeper = await hostSleeper(marker);
     const status = await readFile(`/proc/${sleeper}/status`, 'utf8');
     const init = Number(/^PPid:\s+(\d+)$/m.exec(status)![1]);
     process.kill(init, 'SIGKILL');
@@ -238,7 +238,7 @@ describe('machine VMs live on (as root)', () => {
     const hostOwner = async (vm: string) => {
       const marker = uniqueMarker();
       await ok(`ssh ${vm} "setsid sleep ${marker} > /dev/null 2>&1 &"`);
-      const [pid] = await hostPidsWith(`sleep ${marker}`);
+      const pid = await hostSleeper(marker);
       const [root, owned] = await Promise.all(
         ['/root', '/root/owned'].map((p) => stat(`/proc/${pid}/root${p}`)),
       );

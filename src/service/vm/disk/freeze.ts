@@ -6,8 +6,7 @@
 // system outlives its last mount: nothing could thaw it, and its loop device stayed attached to
 // an image `rm` had deleted. The holder, a member of the namespace, keeps it (and the mount)
 // until it has thawed.
-import { spawn } from 'node:child_process';
-import { DEFAULT_PATH } from '../process/index.js';
+import { DEFAULT_PATH, spawnHost } from '../process/index.js';
 import type { MachineTools } from '../machine/index.js';
 import { scriptText } from '../scripts/index.js';
 
@@ -26,7 +25,7 @@ export function freezeDisk(
   launcherPid: number,
   mountPoint: string,
 ): Promise<FrozenDisk> {
-  const holder = spawn(
+  const holder = spawnHost(
     tools.nsenter,
     [
       `--target=${launcherPid}`,

@@ -2,10 +2,9 @@
 // mounted (loop) for the VM's life in a mount namespace of its own. Why an image: a full VM
 // disk fills that image only, never the host's file system and the database on it; and inside
 // the VM, /proc/self/mountinfo names a loop device, not a host path.
-import { spawn } from 'node:child_process';
 import { mkdir, open, readdir, rename, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DEFAULT_PATH } from '../process/index.js';
+import { DEFAULT_PATH, runHost } from '../process/index.js';
 import type { ImageTemplates } from './image-template.js';
 import { scriptText } from '../scripts/index.js';
 
@@ -169,23 +168,5 @@ export function run(
   okCodes: number[] = [0],
   signal?: AbortSignal,
 ): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, {
-      env: { PATH: DEFAULT_PATH },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      signal,
-    });
-    let output = '';
-    const collect = (chunk: Buffer) => {
-      if (output.length < 4096) output += chunk.toString('utf8');
-    };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      if (okCodes.includes(code ?? -1)) return resolve(output);
-      const last = output.trim().split('\n').at(-1) ?? '';
-      reject(new Error(`${file} ended with exit code ${code}${last === '' ? '' : `: ${last}`}`));
-    });
-  });
+  return runHost(file, args, { env: { PATH: DEFAULT_PATH }, stdout: 'pipe', okCodes, signal });
 }

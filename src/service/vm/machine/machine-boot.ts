@@ -1,13 +1,12 @@
 // Booting a VM as a machine of its own (the server runs as root): a private range of host ids,
 // a fixed-size disk image, cgroup limits, and a network namespace with slirp4netns. One
 // launcher process does every step (machine/launcher-argv.ts); this follows it through its pipes.
-import { spawn } from 'node:child_process';
 import { readlinkSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
 import type { VmCgroup } from '../cgroups/index.js';
-import { DEFAULT_PATH } from '../process/index.js';
+import { DEFAULT_PATH, spawnHost } from '../process/index.js';
 import { IMAGE_NAME, LAYOUT_MARKER } from '../disk/index.js';
 import { launcherArgv, LAUNCHER_FD } from './launcher-argv.js';
 import { clientMountArgs, type ClientMounts } from '../sandbox/index.js';
@@ -89,7 +88,7 @@ export async function startMachineInit(
       ...machineBwrapArgs(boot.hostname, join(boot.vmRunDir, 'root'), clientMountArgs(boot.client)),
     ],
   );
-  const child = spawn(argv[0]!, argv.slice(1), {
+  const child = spawnHost(argv[0]!, argv.slice(1), {
     cwd: '/',
     env: { PATH: DEFAULT_PATH },
     detached: true,

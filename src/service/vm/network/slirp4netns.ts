@@ -3,13 +3,12 @@
 // server's own listeners inside it, at their host addresses, and carry the VM proxy's
 // connections to a port of the VM. The launcher starts slirp4netns and the inbound relays
 // (machine/launcher-argv.ts); this follows them and starts the proxy's relays.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { chown, mkdir, readFile, stat } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_PATH } from '../process/index.js';
+import { DEFAULT_PATH, spawnHost, type ChildProcess } from '../process/index.js';
 import type { RelayPair } from '../machine/index.js';
 import type { InboundListener, NetworkPipes, VmNetworkLink } from './backend.js';
 
@@ -156,7 +155,7 @@ export class SlirpNetwork implements VmNetworkLink {
   // with the server (PDEATHSIG, which setpriv sets after changing ids) or at `stop`.
   private spawnRelay([listen, connect]: RelayPair): void {
     const who = [`--reuid=${this.relayId}`, `--regid=${this.relayId}`, '--clear-groups'];
-    const child = spawn(
+    const child = spawnHost(
       this.tools.nsenter,
       [
         `--net=/proc/${this.netPid}/ns/net`,

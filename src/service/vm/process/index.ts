@@ -6,3 +6,4 @@ export { ProcessRuntime } from './process-runtime.js';
 export { runCommand, type CommandLaunch } from './run-command.js';
 export { findShellTools, shellCommand, shellEnv, sttySizeCommand } from './shell-command.js';
 export { startShellSession } from './shell-session.js';
+export { HostToolError, runHost, spawnHost, type ChildProcess } from './spawn-host.js';

@@ -1,11 +1,11 @@
 // Runs one command process for a VM and reports how it ended. Shared by both runtimes: they
 // differ only in the argv (joining a sandbox, or not), the env and the folder.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import type { Socket } from 'node:net';
 import type { Writable } from 'node:stream';
 import { PAYLOAD_FD } from './in-vm-command.js';
 import { killSession } from './kill-tree.js';
+import { spawnHost, type ChildProcess } from './spawn-host.js';
 import type { ExecOptions, ExecResult } from '../runtime.js';
 
 /** The process to start. */
@@ -156,7 +156,7 @@ function releaseLeftovers(child: ChildProcess): void {
 export function spawnLaunch(launch: CommandLaunch, stdinAndFd3: 'ignore' | 'pipe'): ChildProcess {
   const [file, ...args] = launch.argv;
   const payloadFd = launch.payload === undefined ? 'ignore' : 'pipe';
-  const child = spawn(file, args, {
+  const child = spawnHost(file, args, {
     cwd: launch.cwd,
     env: launch.env,
     detached: true,

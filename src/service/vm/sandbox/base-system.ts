@@ -5,13 +5,12 @@
 // snapshot holds only what every user of the host may read (so no /etc/shadow, no private
 // keys, no 0600 database) plus account files of its own with locked passwords, so `dpkg`,
 // `apt-get` and `useradd` work inside on a consistent package database.
-import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_PATH } from '../process/index.js';
+import { DEFAULT_PATH, HostToolError, runHost } from '../process/index.js';
 import { isSystemFolder, readHostRoot, type RootEntry } from './bwrap-args.js';
 import { scriptText, type ScriptName } from '../scripts/index.js';
 
@@ -152,20 +151,14 @@ export function clientMountArgs(mounts: ClientMounts): string[] {
   ];
 }
 
-function runScript(name: ScriptName, args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('/bin/sh', ['-c', scriptText(name), 'snapshot', ...args], {
-      cwd: '/',
-      env: { PATH: DEFAULT_PATH },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0
-        ? resolve()
-        : reject(new Error(`making the VMs' base system failed: ${stderr.trim().split('\n')[0]}`)),
-    );
-  });
+async function runScript(name: ScriptName, args: string[]): Promise<void> {
+  const argv = ['-c', scriptText(name), 'snapshot', ...args];
+  try {
+    await runHost('/bin/sh', argv, { cwd: '/', env: { PATH: DEFAULT_PATH }, stdout: 'ignore' });
+  } catch (err) {
+    if (!(err instanceof HostToolError)) throw err;
+    // The script's first complaint says what went wrong; later lines are its fallout.
+    const first = err.output.trim().split('\n')[0];
+    throw new Error(`making the VMs' base system failed: ${first}`);
+  }
 }

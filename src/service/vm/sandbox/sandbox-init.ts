@@ -1,9 +1,8 @@
 // The long-lived init sandbox of one VM: it owns the VM's namespaces, which every command of
 // the VM joins, and its death takes every process of the VM with it (pid namespace).
-import { spawn, type ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
-import { DEFAULT_PATH } from '../process/index.js';
+import { DEFAULT_PATH, spawnHost, type ChildProcess } from '../process/index.js';
 import { bwrapArgs, INFO_FD } from './bwrap-args.js';
 import type { BwrapTools } from './tools.js';
 
@@ -34,7 +33,7 @@ export function startVmInit(
   systemArgs: string[],
   extraArgs: string[],
 ): Promise<VmInit> {
-  const child = spawn(tools.bwrap, bwrapArgs(hostname, diskDir, systemArgs, extraArgs), {
+  const child = spawnHost(tools.bwrap, bwrapArgs(hostname, diskDir, systemArgs, extraArgs), {
     cwd: '/',
     env: { PATH: DEFAULT_PATH },
     detached: true,
