@@ -3,6 +3,7 @@
 // the commands and the front ends build on it, and vm/'s own rooms implement it.
 // The record type from its own module: store/index.ts brings better-sqlite3's types into the
 // package's .d.ts, which a library user's TypeScript cannot resolve.
+import type { Socket } from 'node:net';
 import type { VmRecord } from '../store/vm-records.js';
 
 /** A VM's limits, as asked for (`resize`, `--seed`) and stored. */
@@ -129,6 +130,12 @@ export interface VmMachines {
   pause(vm: VmRecord, frozen: boolean): Promise<void>;
   /** How the VM proxy reaches `port` inside the VM (its own network), booting it if needed. */
   portTarget(vm: VmRecord, port: number): Promise<VmPortTarget>;
+  /**
+   * The one way into a VM's network (SPEC §4, §6): a TCP connection to `port` inside the VM's
+   * own network, never a port of the host, booting the VM if needed. Resolves once connected;
+   * rejects with the connection's error (`ECONNREFUSED` when nothing listens there).
+   */
+  connect(vm: VmRecord, port: number): Promise<Socket>;
 }
 
 /**

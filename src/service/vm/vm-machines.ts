@@ -15,6 +15,7 @@ import { SetupJobs } from './setup-jobs.js';
 import { bootRunningVms, failInterruptedCreations } from './boot-at-start.js';
 import type { DetectedRuntime, ExecOptions, ExecResult, VmSpec } from './runtime.js';
 import type { InboundListener } from './network/index.js';
+import { connectPort } from './connect-port.js';
 
 // The stored status decides: a VM paused before a server restart stays paused (its processes
 // ended with the server) until its owner resumes it.
@@ -210,6 +211,7 @@ export async function startVmMachines({
       store.setStatus(vm.id, frozen ? 'paused' : 'running');
     },
     portTarget: (vm, port) => runtime.portTarget(spec(vm), port),
+    connect: async (vm, port) => connectPort(await runtime.portTarget(spec(vm), port)),
     recoverCreations: () => failInterruptedCreations(store, config.log),
     bootRunning() {
       booting = bootRunningVms(store, (vm) => runtime.boot(spec(vm)), config.log, stopping.signal);
