@@ -3,8 +3,10 @@
 // does. A host service bound to every address (`::`, dual-stack) is probed from inside a VM at
 // each address os.networkInterfaces() lists and at the slirp gateway; each probe must fail
 // with curl's "could not connect" (7) at once: the host's rule refuses, it does not time out.
+// A UDP service on every address gets the same probes as datagrams.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
@@ -36,6 +38,8 @@ describe('machine VMs: no host address and no other VM answers a VM (as root)', 
   let beta: VmSpec;
   let host: Server;
   let port: number;
+  // A UDP service on every address, answering each datagram.
+  let udp: UdpSocket;
 
   before(async () => {
     fx = await openVmFixture('bwrap');
@@ -44,8 +48,12 @@ describe('machine VMs: no host address and no other VM answers a VM (as root)', 
     host = createServer((_, res) => res.end('host secret\n'));
     await new Promise<void>((resolve) => host.listen(0, '::', resolve));
     port = (host.address() as AddressInfo).port;
+    udp = createSocket({ type: 'udp6', ipv6Only: false });
+    udp.on('message', (_, from) => udp.send('host secret\n', from.port, from.address));
+    await new Promise<void>((resolve) => udp.bind(port, '::', resolve));
   });
   after(async () => {
+    udp.close();
     await new Promise((resolve) => host.close(resolve));
     await fx.close();
   });
@@ -65,6 +73,29 @@ describe('machine VMs: no host address and no other VM answers a VM (as root)', 
     );
     const ran = await fx.run(alpha, probes(addresses, port));
     assert.equal(ran.output, refusedEverywhere(addresses));
+  });
+
+  test('a host UDP service on every address answers no VM datagram either', async () => {
+    const addresses = hostAddresses().map((a) => a.replace(/^\[|\]$/g, ''));
+    // One datagram to each address on a connected socket, then its answer awaited for 5 s at
+    // most: an answer comes in milliseconds when there is a path; none, or a refusal, is right.
+    const script = [
+      'import socket, sys',
+      'for a in sys.argv[2:]:',
+      '  s = socket.socket(socket.AF_INET6 if ":" in a else socket.AF_INET, socket.SOCK_DGRAM)',
+      '  s.settimeout(5)',
+      '  try:',
+      '    s.connect((a, int(sys.argv[1]))); s.send(b"x"); print(a, s.recv(64).decode().strip())',
+      '  except socket.timeout: print(a, "silent")',
+      '  except OSError: print(a, "refused")',
+    ].join('\n');
+    const ran = await fx.run(alpha, `python3 -c '${script}' ${port} ${addresses.join(' ')}`);
+    const lines = ran.output.trim().split('\n');
+    assert.deepEqual(
+      lines.map((line) => line.split(' ')[0]),
+      addresses,
+    );
+    for (const line of lines) assert.match(line, / (silent|refused)$/);
   });
 
   test('nor at the slirp gateway 10.0.2.2 (the host’s loopback once)', async () => {
