@@ -1,8 +1,9 @@
 // A VM's own network (SPEC §4): the sandbox has a network namespace of its own; slirp4netns
-// gives it outbound NAT with the host's loopback cut off, and socat relays put exactly the
-// server's own listeners inside it, at their host addresses, and carry the VM proxy's
-// connections to a port of the VM. The launcher starts slirp4netns and the inbound relays
-// (machine/launcher-argv.ts); this follows them and starts the proxy's relays.
+// gives it outbound NAT, as an id of the VM's own that the host's wall keeps off every host
+// address (host-wall.ts), and socat relays put exactly the server's own listeners inside it,
+// at their host addresses, and carry the VM proxy's connections to a port of the VM. The
+// launcher starts slirp4netns and the inbound relays (machine/launcher-argv.ts); this follows
+// them and starts the proxy's relays.
 import { readFileSync } from 'node:fs';
 import { chown, mkdir, readFile, stat } from 'node:fs/promises';
 import type { Socket } from 'node:net';
