@@ -15,6 +15,7 @@ import { RateLimiter } from './rules/rate-limit.js';
 import { FAILURES_PER_ADDRESS } from './http/failures-by-address.js';
 import { TokenAuthenticator } from './http/token-auth.js';
 import { createVmProxy } from './http/vm-proxy.js';
+import { repeatedSingleton } from './http/singleton-headers.js';
 import { cameBack, integrationLoop, newLoopMark } from './integrations/loop.js';
 import { reflectionUrlOf, startReflectionListener } from './reflection/index.js';
 import { newLogEntry, runLogged } from './request-log.js';
@@ -196,6 +197,8 @@ export async function createService(
 
     const route = (req: IncomingMessage, res: ServerResponse): Promise<void> => {
       if (cameBack(req, loopMark)) return refuse(req, res, integrationLoop());
+      const repeated = repeatedSingleton(req);
+      if (repeated !== null) return refuse(req, res, repeated);
       // `Host: <vm>.<domain>` is the VM's address, whatever the path (SPEC §6).
       const vm = proxy.vmLabel(req);
       if (vm !== null) return proxy.forward(req, res, vm);

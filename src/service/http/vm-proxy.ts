@@ -16,6 +16,7 @@ import { createUpstreamAgent, relayToVm } from './proxy-relay.js';
 import type { RateLimiter } from '../rules/rate-limit.js';
 import type { TokenAuthenticator } from './token-auth.js';
 import { refuseOnSocket, tunnelToVm } from './upgrade-tunnel.js';
+import { repeatedSingleton } from './singleton-headers.js';
 
 interface VmProxyOptions {
   deps: Pick<ServiceDeps, 'store' | 'config' | 'endpoints' | 'machines'>;
@@ -111,6 +112,8 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
         label === null ? refusedUpgradeEntry(req) : newLogEntry('proxy', `${req.method} ${label}`);
       const work = async () => {
         if (label === null) throw upgradeRefused();
+        const repeated = repeatedSingleton(req);
+        if (repeated !== null) throw repeated;
         return tunnelToVm(req, socket, head, await target(req, label, entry, true));
       };
       void runLogged(config.log, entry, work, (err) =>

@@ -18,7 +18,7 @@ import {
 } from './sandbox/index.js';
 import { DEFAULT_VM_LIMITS } from './contract.js';
 import type { DetectedRuntime, RuntimeChoice } from './runtime.js';
-import type { InboundListener } from './network/index.js';
+import { loadNetworkWall, type InboundListener } from './network/index.js';
 import { ImageTemplates } from './disk/index.js';
 
 const PROBE_TIMEOUT_MS = 10_000;
@@ -87,6 +87,9 @@ export async function detectSandboxMode(
   const cgroups = await detectCgroups();
   const warnings =
     'problem' in cgroups ? [`VMs have no CPU, memory or process limits: ${cgroups.problem}`] : [];
+  // Before any VM's network is up, the probe VM's included.
+  const wall = await loadNetworkWall();
+  if (wall !== undefined) warnings.push(wall);
   await prepareRunDir(machine.runDir);
   const system = hostSystem();
   const [baseSystem, client] = await Promise.all([

@@ -13,6 +13,11 @@ export const IDS_PER_VM = 65536;
 /** The first host id ever handed out: far above the ids distributions give to users. */
 const FIRST_BASE = 0x10000000;
 const SLOTS = Math.floor((2 ** 32 - 1 - FIRST_BASE) / IDS_PER_VM);
+/**
+ * The ids of the VMs' network helpers (network/slirp4netns.ts): one per slot, just below the
+ * first VM range, so a helper's id is in no VM's range and signals or traces no other VM's.
+ */
+const FIRST_HELPER_ID = FIRST_BASE - IDS_PER_VM;
 /** Where the claims live. */
 export const DEFAULT_REGISTRY = '/var/lib/exectl/id-ranges';
 /** The file in a VM's disk folder that records its range: a VM's own, never copied. */
@@ -80,6 +85,20 @@ export async function releaseVmIdRanges(
   }
   return released;
 }
+
+/** The host id the network helper of the VM whose range starts at `base` runs as. */
+export function networkHelperId(base: number): number {
+  return FIRST_HELPER_ID + slotOf(base);
+}
+
+/**
+ * Every host id exectl hands out, first and last (inclusive): the network helpers' ids, then
+ * every VM range. The host's network wall (network/host-wall.ts) is keyed on them.
+ */
+export const EXECTL_IDS: readonly [number, number] = [
+  FIRST_HELPER_ID,
+  FIRST_BASE + SLOTS * IDS_PER_VM - 1,
+];
 
 function slotOf(base: number): number {
   return (base - FIRST_BASE) / IDS_PER_VM;

@@ -38,6 +38,7 @@ export interface LauncherWords {
   vmRunDir: string;
   /** The host's system folders shown copy-on-write: one word, space-separated. */
   systemFolders: string;
+  /** What starts slirp4netns: words of network/slirp4netns.ts slirpCommand, space-separated. */
   slirp4netns: string;
   nsenter: string;
   setpriv: string;

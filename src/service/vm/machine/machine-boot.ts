@@ -15,6 +15,7 @@ import { INFO_FD, machineBwrapArgs } from '../sandbox/index.js';
 import type { MachineTools } from './machine-host.js';
 import {
   inboundRelays,
+  slirpCommand,
   SlirpNetwork,
   type InboundListener,
   type VmNetworkLink,
@@ -72,7 +73,8 @@ export async function startMachineInit(
       baseSystem: boot.baseSystem,
       vmRunDir: boot.vmRunDir,
       systemFolders: boot.systemFolders.join(' '),
-      slirp4netns: tools.slirp4netns,
+      // One word of several (setpriv's, then slirp4netns): the launcher splits it.
+      slirp4netns: slirpCommand(tools, boot.idBase).join(' '),
       nsenter: tools.nsenter,
       setpriv: tools.setpriv,
       socat: tools.socat,

@@ -1,8 +1,9 @@
 // A VM's own network (SPEC §4): the sandbox has a network namespace of its own; slirp4netns
-// gives it outbound NAT with the host's loopback cut off, and socat relays put exactly the
-// server's own listeners inside it, at their host addresses, and carry the VM proxy's
-// connections to a port of the VM. The launcher starts slirp4netns and the inbound relays
-// (machine/launcher-argv.ts); this follows them and starts the proxy's relays.
+// gives it outbound NAT, as an id of the VM's own that the host's wall keeps off every host
+// address (host-wall.ts), and socat relays put exactly the server's own listeners inside it,
+// at their host addresses, and carry the VM proxy's connections to a port of the VM. The
+// launcher starts slirp4netns and the inbound relays (machine/launcher-argv.ts); this follows
+// them and starts the proxy's relays.
 import { readFileSync } from 'node:fs';
 import { chown, mkdir, readFile, stat } from 'node:fs/promises';
 import type { Socket } from 'node:net';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_PATH, spawnHost, type ChildProcess } from '../process/index.js';
 import type { RelayPair } from '../machine/index.js';
+import { networkHelperId } from '../id-ranges.js';
 import type { InboundListener, NetworkPipes, VmNetworkLink } from './backend.js';
 
 /** The tools a VM's network needs. */
@@ -21,6 +23,34 @@ export interface NetworkTools {
 }
 
 const READY_TIMEOUT_MS = 10_000;
+
+/**
+ * The capabilities slirp4netns starts with, ambient so that they outlive the change of ids
+ * (measured): `sys_ptrace` to open `/proc/<holder>/ns/*` (the holder runs as host root),
+ * `sys_admin` to join the VM's user namespace, then its network namespace. It holds them only
+ * until it has joined the VM's user namespace, before the VM's first packet: from then on it
+ * is the VM's root id there, with `net_bind_service` alone (its `--enable-sandbox`).
+ */
+const SLIRP_CAPS = '+sys_admin,+sys_ptrace';
+
+/**
+ * The words that start slirp4netns for the VM whose id range starts at `idBase`: as the VM's
+ * network helper id (id-ranges.ts), never host root, so that the host's network wall
+ * (host-wall.ts) can refuse it every address of the host.
+ */
+export function slirpCommand(tools: NetworkTools, idBase: number): string[] {
+  const id = networkHelperId(idBase);
+  return [
+    tools.setpriv,
+    `--reuid=${id}`,
+    `--regid=${id}`,
+    '--clear-groups',
+    `--inh-caps=${SLIRP_CAPS}`,
+    `--ambient-caps=${SLIRP_CAPS}`,
+    '--',
+    tools.slirp4netns,
+  ];
+}
 
 /** The relays that show the server's listeners inside a VM (the launcher starts them). */
 export function inboundRelays(inbound: readonly InboundListener[]): RelayPair[] {

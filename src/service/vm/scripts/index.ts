@@ -1,2 +1,2 @@
 // The face of vm/scripts/: what the other rooms of vm/ use of it.
-export { scriptText, type ScriptName } from './load.js';
+export { scriptPath, scriptText, type ScriptName } from './load.js';

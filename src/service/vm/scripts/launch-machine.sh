@@ -10,7 +10,9 @@
 #   $9 snapshot  the base system
 #   $10 vmrun    the VM's run folder
 #   $11 folders  the host's system folders, one word, space-separated
-#   $12 slirp    $13 nsenter  $14 setpriv  $15 socat  (paths of the tools)
+#   $12 slirp    the command that starts slirp4netns, one word of several, space-separated
+#                (setpriv's words that make it the VM's network helper id, then its path)
+#   $13 nsenter  $14 setpriv  $15 socat  (paths of the tools)
 #   then: the number of relays and their socat address pairs (listen, connect);
 #   then: the number of the VM's cgroup files and the files;
 #   last: the command that enters the holder's namespaces (given --target=) and runs bwrap.
@@ -22,7 +24,8 @@
 #    bwrap to join on a busy machine, then bwrap reaps it); once /proc shows it in a user
 #    namespace other than ours, the launcher writes the id maps: 0…ids-1 inside = base… outside
 #    (util-linux's `unshare --map-users` needs /etc/subuid entries; root may write the maps);
-# 2. it starts the VM's network: slirp4netns (outbound NAT, the host's loopback cut off) and one
+# 2. it starts the VM's network: slirp4netns (outbound NAT, the host's loopback cut off; every
+#    host address refused to it by the host's rule on its id, network/host-wall.ts) and one
 #    socat relay per listener of the server, listening at the listener's host address inside
 #    the VM's network namespace and carrying connections to its unix socket. A relay runs as
 #    the VM's base id (the host id of the VM's root, whose processes live in a pid namespace
@@ -47,7 +50,9 @@ holder=$!
 while [ "/proc/$holder/ns/user" -ef "/proc/$$/ns/user" ]; do :; done
 map="0 $base $ids"
 echo "$map" > "/proc/$holder/uid_map" && echo "$map" > "/proc/$holder/gid_map" || exit 125
-"$slirp" --configure --mtu=65520 --disable-host-loopback --enable-sandbox --enable-seccomp \
+# $slirp is several words on purpose (see above).
+# shellcheck disable=SC2086
+$slirp --configure --mtu=65520 --disable-host-loopback --enable-sandbox --enable-seccomp \
   --ready-fd=5 --exit-fd=6 "$holder" tap0 </dev/null >/dev/null 2>&7 3>&- 4>&- &
 pids=$holder
 while [ "$relays" -gt 0 ]; do

@@ -3,6 +3,7 @@
 // by tsc (scripts/copy-vm-scripts.mjs copies them there), and in the CLI bundle, whose chunks
 // are this module's place once bundled (scripts/bundle-cli.mjs copies them beside the chunks).
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 /** The scripts, by file name. Each file's header names its arguments. */
 export type ScriptName =
@@ -14,6 +15,7 @@ export type ScriptName =
   | 'join-machine.sh'
   | 'launch-machine.sh'
   | 'machine-root.pl'
+  | 'network-wall.nft'
   | 'setup-wrapper.sh'
   | 'shift-image-owners.sh'
   | 'shift-owners.pl'
@@ -29,4 +31,9 @@ export function scriptText(name: ScriptName): string {
     texts.set(name, text);
   }
   return text;
+}
+
+/** Where the script `name` lies, for a tool that reads a file itself (`nft -f`). */
+export function scriptPath(name: ScriptName): string {
+  return fileURLToPath(new URL(name, import.meta.url));
 }

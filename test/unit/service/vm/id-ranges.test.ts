@@ -6,8 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mkdtempSync } from 'node:fs';
 import {
+  EXECTL_IDS,
   IDS_PER_VM,
   idBaseOf,
+  networkHelperId,
   releaseIdRange,
   takenHostIds,
 } from '../../../../src/service/vm/id-ranges.js';
@@ -50,4 +52,14 @@ test('a VM keeps its range; a removed one gives it back; a wiped claim is taken 
   } finally {
     await rm(root, { recursive: true, force: true });
   }
+});
+
+test('each range’s network helper id is its own, below every range, inside exectl’s ids', () => {
+  const first = 0x10000000;
+  const last = EXECTL_IDS[1] + 1 - IDS_PER_VM;
+  assert.equal(networkHelperId(first), first - IDS_PER_VM);
+  assert.equal(networkHelperId(first + IDS_PER_VM), first - IDS_PER_VM + 1);
+  assert.equal(networkHelperId(last), first - IDS_PER_VM + (last - first) / IDS_PER_VM);
+  assert.ok(networkHelperId(last) < first);
+  assert.equal(EXECTL_IDS[0], networkHelperId(first));
 });

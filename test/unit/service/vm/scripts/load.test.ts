@@ -1,5 +1,6 @@
 // vm/'s host scripts (src/service/vm/scripts/): each one is a file that names its arguments in
-// a header, passes shellcheck (sh) or `perl -c` (perl), and loads as text through scriptText.
+// a header, passes shellcheck (sh), `perl -c` (perl) or `nft -c` (nftables), and loads as text
+// through scriptText.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -8,7 +9,7 @@ import { join } from 'node:path';
 import { scriptText, type ScriptName } from '../../../../../src/service/vm/scripts/load.js';
 
 const FOLDER = 'src/service/vm/scripts';
-const scripts = readdirSync(FOLDER).filter((name) => /\.(sh|pl)$/.test(name));
+const scripts = readdirSync(FOLDER).filter((name) => /\.(sh|pl|nft)$/.test(name));
 
 test('the scripts folder holds the shell and perl programs of vm/', () => {
   assert.ok(scripts.filter((n) => n.endsWith('.sh')).length >= 8, scripts.join(' '));
@@ -36,6 +37,16 @@ for (const name of scripts) {
       });
       assert.equal(result.error, undefined, 'shellcheck is not installed (.ci/run installs it)');
       assert.equal(result.stdout, '');
+      assert.equal(result.status, 0);
+    });
+  } else if (name.endsWith('.nft')) {
+    test(`${name}: nft checks it, given its definitions (nothing is loaded)`, () => {
+      const defined = ['-D', 'exectl_ids={ 268369920-4294967294 }', '-D', 'resolvers={ 10.0.0.1 }'];
+      const result = spawnSync('nft', ['-c', ...defined, '-f', join(FOLDER, name)], {
+        encoding: 'utf8',
+      });
+      assert.equal(result.error, undefined, 'nft is not installed (.ci/run installs nftables)');
+      assert.equal(result.stderr, '');
       assert.equal(result.status, 0);
     });
   } else {
