@@ -1,4 +1,5 @@
 // The JSON shapes of a VM in command answers (SPEC §3), and the addresses users reach it at.
+import { vmDomainOf } from '../config.js';
 import type { ServiceDeps } from '../deps.js';
 import type { VmRecord } from '../store/index.js';
 import type { VmListing, VmSummary } from '../../text-views/vms.js';
@@ -8,13 +9,13 @@ const WILDCARD_HOSTS = new Set(['', '0.0.0.0', '::', '[::]']);
 
 /**
  * The VM's public address through the HTTP listener's VM proxy (SPEC §6):
- * `<scheme>://<vm>.<domain>[:<port>]`, `https` when the server has TLS, the port of the HTTP
+ * `<scheme>://<vm>.<vm-domain>[:<port>]`, `https` when the server has TLS, the port of the HTTP
  * listener (left out when it is the scheme's default).
  */
 export function httpsUrl(deps: ServiceDeps, vmName: string): string {
   const scheme = deps.config.tls === null ? 'http' : 'https';
   const { port } = new URL(deps.endpoints.http);
-  return `${scheme}://${vmName}.${deps.config.domain}${port === '' ? '' : `:${port}`}`;
+  return `${scheme}://${vmName}.${vmDomainOf(deps.config)}${port === '' ? '' : `:${port}`}`;
 }
 
 /**
