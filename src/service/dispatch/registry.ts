@@ -77,14 +77,9 @@ export class CommandRegistry<Deps> {
     const { parent, word } = this.#placeFor(alias);
     target.names.push(alias);
     const usage = target.usage.replace(of, alias);
-    const node = new Node(
-      alias,
-      target.description,
-      usage,
-      target.definition,
-      dialect,
-      target.names,
-    );
+    // `help` tells the two names apart: `… (the exe.dev name of svc0-to-svc1)`.
+    const description = `${target.description} (the ${dialect.compat} name of ${of})`;
+    const node = new Node(alias, description, usage, target.definition, dialect, target.names);
     parent.byWord.set(word, node);
   }
 

@@ -33,7 +33,8 @@ describe('SSH front end with --compat exe.dev', () => {
   test('help lists exe0-to-exe1 with the usage of its own name', async () => {
     const r = await h.ssh('exe0-to-exe1 --help --json');
     assert.equal(r.code, 0, r.stderr);
-    const help = JSON.parse(r.stdout) as { name: string; usage: string };
+    const help = JSON.parse(r.stdout) as { name: string; usage: string; description: string };
+    assert.match(help.description, / \(the exe\.dev name of svc0-to-svc1\)$/);
     assert.deepEqual(
       [help.name, help.usage],
       ['exe0-to-exe1', 'exe0-to-exe1 [--vm V] <svc0-token>'],
