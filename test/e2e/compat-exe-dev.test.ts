@@ -75,6 +75,17 @@ describe('serve --compat exe.dev (SPEC §12)', () => {
     assert.doesNotMatch(plain.stderr(), /Compat/);
   });
 
+  test("the banner's first command works when pasted", async () => {
+    const line = compat.stderr().match(/^ {2}Try: {2}(.*)$/m)![1]!;
+    assert.match(line, /^EXECTL_NAMESPACE=v0@exe\.dev npx exectl run --url http:\S+ whoami$/);
+    const bin = join(import.meta.dirname, '..', '..', 'bin', 'exectl.cjs');
+    const pasted = await run('bash', ['-c', line.replace('npx exectl', `node ${bin}`)], {
+      env: { HOME: dir.path, XDG_CONFIG_HOME: dir.join('.config'), EXECTL_KEY: key.path },
+    });
+    assert.equal(pasted.code, 0, pasted.stderr);
+    assert.match(pasted.stdout, /ada@example\.com/);
+  });
+
   test("the real service's shell recipe runs whoami; without --compat it gets 401", async () => {
     const ran = await recipe(compat.url);
     assert.equal(ran.code, 0, ran.stderr);

@@ -71,9 +71,10 @@ export function renderBanner(facts: BannerFacts, style: Style): string {
  * needs to find this server and its namespace: a line that works when pasted.
  */
 export function firstCommand(facts: Pick<BannerFacts, 'http' | 'domain' | 'client'>): string {
-  const words = [`${facts.client} run`];
+  // `run` has no --namespace: the variable carries it (`--compat exe.dev` makes it v0@exe.dev).
+  const words = facts.domain === DEFAULT_DOMAIN ? [] : [`EXECTL_NAMESPACE=v0@${facts.domain}`];
+  words.push(`${facts.client} run`);
   if (facts.http !== DEFAULT_URL) words.push(`--url ${facts.http}`);
-  if (facts.domain !== DEFAULT_DOMAIN) words.push(`--namespace v0@${facts.domain}`);
   words.push('whoami');
   return words.join(' ');
 }
