@@ -1,5 +1,6 @@
 // startServer's options (SPEC §10: every `serve` flag as an option) turned into the service's
 // configuration, checked as `exectl serve` checks its flags.
+import { COMPAT_NAMES, dialectsFor } from '../dialects.js';
 import { ExectlError } from '../errors.js';
 import {
   DEFAULTS,
@@ -23,8 +24,15 @@ export interface StartServerOptions {
   reflectionListen?: string;
   /** A data folder to use and keep (its parent must exist). Default: a temporary one, removed by `stop()`. */
   data?: string;
-  /** Default `localhost`. */
+  /** Default `localhost` (`exe.dev` with `compat: 'exe.dev'`). */
   domain?: string;
+  /** The domain of VM tokens and VM hosts. Default: `domain` (`exe.xyz` with `compat`). */
+  vmDomain?: string;
+  /**
+   * As `serve --compat`: also speak the real service's names (`exe0.` tokens, `exe0-to-exe1`,
+   * `X-ExeDev-*` proxy headers, `X-Exe-Exit`; SPEC §12), for code written for it. Default none.
+   */
+  compat?: 'exe.dev';
   /**
    * The owner account, made at each start if missing and given the owner key if it lacks it
    * (beside a seed's accounts). Default `owner@localhost`.
@@ -71,12 +79,20 @@ export function serviceConfigFor(
 ): ServiceConfig {
   const rate = parseRateLimit(options.rateLimit ?? '0');
   if (rate !== null && 'error' in rate) throw invalid('rateLimit', rate.error);
+  const compat = options.compat ?? null;
+  if (compat !== null && !COMPAT_NAMES.includes(compat)) {
+    throw invalid('compat', `expected ${COMPAT_NAMES.join(' or ')}`);
+  }
+  const dialect = dialectsFor(compat).at(-1)!;
+  const domain = options.domain ?? dialect.domain;
   return {
     listen: address('listen', options.listen),
     sshListen: options.sshListen === 'off' ? null : address('sshListen', options.sshListen),
     reflectionListen: address('reflectionListen', options.reflectionListen),
     dataDir,
-    domain: options.domain ?? DEFAULTS.domain,
+    domain,
+    vmDomain: options.vmDomain ?? dialect.vmDomain ?? domain,
+    compat,
     tls:
       options.tls === undefined
         ? null

@@ -100,6 +100,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     config = { ...config, ...boundAddresses(service, config) };
     const { signer, ...publicHalf } = key;
     const domain = config.domain;
+    const vmDomain = config.vmDomain ?? domain;
     return {
       get url() {
         return service.endpoints.http;
@@ -120,7 +121,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
           cmds: permissions.cmds ?? EVERY_COMMAND,
           ctxRaw: permissions.ctx === undefined ? undefined : JSON.stringify(permissions.ctx),
         });
-        return mintSvc0(payload, signer, vm === undefined ? `v0@${domain}` : `v0@${vm}.${domain}`);
+        return mintSvc0(
+          payload,
+          signer,
+          vm === undefined ? `v0@${domain}` : `v0@${vm}.${vmDomain}`,
+        );
       },
       async reset() {
         await service.close();

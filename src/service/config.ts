@@ -1,3 +1,4 @@
+import { dialectsFor, type Dialect } from '../dialects.js';
 import type { FaultTable } from './dispatch/faults.js';
 import type { VmCeilings } from './rules/ceilings.js';
 import type { ConnectionLimits } from './http/connection-caps.js';
@@ -27,6 +28,16 @@ export interface ServiceConfig {
   /** Holds exectl.db, the SSH host key and the VM disks. Must exist. */
   dataDir: string;
   domain: string;
+  /**
+   * `--vm-domain`: VM tokens are signed for `v0@<vm>.<vm-domain>` and the proxy answers
+   * `<vm>.<vm-domain>`; absent: {@link domain}.
+   */
+  vmDomain?: string;
+  /**
+   * `--compat`: the other names the server answers to beside its own (SPEC §12, the table of
+   * src/dialects.ts), e.g. `exe.dev`; absent or null: exectl's own names only.
+   */
+  compat?: string | null;
   tls: { cert: Buffer; key: Buffer } | null;
   runtime: 'auto' | 'bwrap' | 'process';
   /** null disables rate limiting (`--rate-limit 0`). */
@@ -72,6 +83,16 @@ export const DEFAULTS = {
   commandDeadlineMs: 30_000,
   bodyLimit: 65_536,
 } as const;
+
+/** The domain of VM tokens and proxy hosts: `--vm-domain`, else `--domain`. */
+export function vmDomainOf(config: Pick<ServiceConfig, 'domain' | 'vmDomain'>): string {
+  return config.vmDomain ?? config.domain;
+}
+
+/** The dialects the server speaks (src/dialects.ts): exectl's, plus `--compat`'s. */
+export function dialectsOf(config: Pick<ServiceConfig, 'compat'>): readonly Dialect[] {
+  return dialectsFor(config.compat ?? null);
+}
 
 /**
  * Parses `HOST:PORT`, `[IPv6]:PORT` or a bare `PORT` (which binds loopback: the server is

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ExectlError } from '../errors.js';
 import { startAdminSocket } from './admin/index.js';
 import { buildRegistry } from './commands/index.js';
-import type { ServiceConfig } from './config.js';
+import { dialectsOf, type ServiceConfig } from './config.js';
 import type { ServiceDeps, ServiceEndpoints } from './deps.js';
 import { createExecHandler } from './http/exec-handler.js';
 import { createHealthHandler } from './http/healthz.js';
@@ -163,11 +163,14 @@ export async function createService(
     endpoints.reflection = reflection.url;
 
     const deps: ServiceDeps = { store, machines, config, endpoints, now: Date.now };
-    const registry = buildRegistry();
+    const registry = buildRegistry(dialectsOf(config));
     const rateLimiter = config.rateLimit === null ? null : new RateLimiter(config.rateLimit);
     // `--rate-limit 0` turns off the limit on failures per address too.
     const failureRate = config.rateLimit === null ? null : FAILURES_PER_ADDRESS;
-    const auth = new TokenAuthenticator(store, deps.now, { failureRate });
+    const auth = new TokenAuthenticator(store, deps.now, {
+      failureRate,
+      dialects: dialectsOf(config),
+    });
     const exec = createExecHandler({
       deps,
       registry,

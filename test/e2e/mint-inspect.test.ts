@@ -356,6 +356,7 @@ describe('inspect', () => {
     assert.match(report.exp.relative, /^expires in \d+y$/);
     assert.deepEqual(report, {
       kind: 'svc0',
+      compat: null,
       valid: true,
       reason: null,
       error: null,

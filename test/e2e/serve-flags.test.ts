@@ -195,7 +195,7 @@ describe('environment variables', () => {
     assert.ok(banner.includes(`              ${await fingerprint(other)}  me@ci\n`), banner);
     assert.ok(
       banner.includes(
-        `  Try:  npx exectl run --url ${server.url} --namespace v0@exectl.test whoami\n`,
+        `  Try:  EXECTL_NAMESPACE=v0@exectl.test npx exectl run --url ${server.url} whoami\n`,
       ),
     );
 

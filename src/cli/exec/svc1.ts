@@ -10,8 +10,9 @@ import { sendWithEachKey } from './key-fallback.js';
 import { mintSvc0 } from '../../token/mint.js';
 import type { Settings } from '../settings.js';
 import { joinWords } from './line.js';
+import { commandIn, svc0In, type Dialect } from '../../dialects.js';
 
-const SCOPE = 'svc0-to-svc1';
+const SVC1_COMMAND = 'svc0-to-svc1';
 
 /**
  * Signs `payload` for `namespace` and posts `svc0-to-svc1 [--vm V] <svc0>` to the service;
@@ -24,25 +25,36 @@ const SCOPE = 'svc0-to-svc1';
  */
 export async function exchangeForSvc1(
   ctx: CliContext,
-  opts: { payload: string; namespace: string; vm: string | undefined; settings: Settings },
+  opts: {
+    payload: string;
+    namespace: string;
+    vm: string | undefined;
+    settings: Settings;
+    /** Whose names to use: `exe0-to-exe1` and `exe0.` tokens for the real service's (SPEC §12). */
+    dialect: Dialect;
+  },
 ): Promise<string> {
-  const { settings } = opts;
+  const { settings, dialect } = opts;
+  const scope = commandIn(SVC1_COMMAND, dialect);
   const send = async (svc0Signer: Signer, token: string | undefined) => {
-    const svc0 = await mintSvc0(opts.payload, svc0Signer, opts.namespace);
-    const words = [SCOPE, ...(opts.vm === undefined ? [] : ['--vm', opts.vm]), svc0];
+    const svc0 = svc0In(await mintSvc0(opts.payload, svc0Signer, opts.namespace), dialect);
+    const words = [scope, ...(opts.vm === undefined ? [] : ['--vm', opts.vm]), svc0];
     const requestToken =
       token ??
-      (await mintRequestToken({
-        signer: svc0Signer,
-        namespace: settings.namespace,
-        scope: SCOPE,
-        nowSeconds: ctx.clock.nowSeconds(),
-      }));
+      svc0In(
+        await mintRequestToken({
+          signer: svc0Signer,
+          namespace: settings.namespace,
+          scope,
+          nowSeconds: ctx.clock.nowSeconds(),
+        }),
+        dialect,
+      );
     return sendExec(ctx, {
       url: settings.url,
       urlFrom: settings.urlFrom,
       token: requestToken,
-      prepared: { line: joinWords(words), scope: SCOPE, path: SCOPE, repeatable: false },
+      prepared: { line: joinWords(words), scope, path: scope, repeatable: false },
     });
   };
   const configured = configuredToken(ctx, settings, undefined);
@@ -54,21 +66,21 @@ export async function exchangeForSvc1(
           signedBy: 'the configured token (EXECTL_TOKEN or the profile)',
         };
   if (response.status !== 200) {
-    throw responseError(response, { url: settings.url, scope: SCOPE, signedBy });
+    throw responseError(response, { url: settings.url, scope, signedBy });
   }
-  const svc1 = svc1Of(response.body);
+  const svc1 = svc1Of(response.body, dialect);
   if (svc1 === undefined) {
-    throw new ExectlError('server_error', `${settings.url} answered svc0-to-svc1 without a token`, {
+    throw new ExectlError('server_error', `${settings.url} answered ${scope} without a token`, {
       hint: 'check that --url points at an exectl server',
     });
   }
   return svc1;
 }
 
-function svc1Of(body: Buffer): string | undefined {
+function svc1Of(body: Buffer, dialect: Dialect): string | undefined {
   try {
     const data = JSON.parse(body.toString('utf8')) as { token?: unknown } | null;
-    return typeof data?.token === 'string' && data.token.startsWith('svc1.')
+    return typeof data?.token === 'string' && data.token.startsWith(dialect.svc1Prefix)
       ? data.token
       : undefined;
   } catch {

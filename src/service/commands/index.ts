@@ -1,3 +1,4 @@
+import { EXECTL_DIALECT, type Dialect } from '../../dialects.js';
 import type { ServiceDeps } from '../deps.js';
 import { CommandRegistry } from '../dispatch/registry.js';
 import { commentCommand } from './comment.js';
@@ -33,10 +34,13 @@ import { whoamiCommand } from './whoami.js';
 /**
  * The service's command tree (SPEC §3), in the order `help` lists it: account and VM commands,
  * then the `ssh-key` and `share` groups, then `team` (a command that is also the parent of
- * `team members|add|remove|leave`), then the `integrations` group and `ssh`. A fresh registry per
- * call: it holds no state of its own.
+ * `team members|add|remove|leave`), then the `integrations` group and `ssh`, then the aliases of
+ * `dialects` (`exe0-to-exe1` under `--compat exe.dev`). A fresh registry per call: it holds no
+ * state of its own.
  */
-export function buildRegistry(): CommandRegistry<ServiceDeps> {
+export function buildRegistry(
+  dialects: readonly Dialect[] = [EXECTL_DIALECT],
+): CommandRegistry<ServiceDeps> {
   const registry = new CommandRegistry<ServiceDeps>();
   for (const command of [
     helpCommand,
@@ -94,5 +98,11 @@ export function buildRegistry(): CommandRegistry<ServiceDeps> {
   registry.registerGroup(INTEGRATIONS_GROUP);
   for (const command of INTEGRATIONS_COMMANDS) registry.register(command);
   registry.register(sshCommand);
+  // The other names of `--compat` (SPEC §12), listed after exectl's own.
+  for (const dialect of dialects) {
+    for (const [alias, of] of Object.entries(dialect.commandAliases)) {
+      registry.registerAlias(alias, of, dialect);
+    }
+  }
   return registry;
 }

@@ -1,4 +1,6 @@
+import { canonicalToken } from '../../dialects.js';
 import { commandFailed } from '../../errors.js';
+import { dialectsOf } from '../config.js';
 import { decodeSvc0Unverified } from '../../token/decode.js';
 import { TokenError } from '../../token/errors.js';
 import { tokenKind } from '../../token/format.js';
@@ -20,9 +22,11 @@ import { isKeyInTagScope } from '../rules/tag-scope.js';
  */
 export function verifyOwnSvc0(
   ctx: ServiceContext,
-  token: string,
+  given: string,
   namespace: string,
 ): VerifiedToken {
+  // `exe0.…` is a svc0 under `--compat exe.dev` (SPEC §12).
+  const token = canonicalToken(given, dialectsOf(ctx.deps.config));
   if (tokenKind(token) === 'svc1') throw commandFailed('this is already a svc1 token');
   try {
     // verifySvc0 judges exp and nbf against one clock. Handing it max(now, nbf) makes nbf

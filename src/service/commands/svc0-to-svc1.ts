@@ -1,4 +1,6 @@
+import { canonicalToken, svc1In } from '../../dialects.js';
 import { newSvc1 } from '../../token/format.js';
+import { dialectsOf } from '../config.js';
 import { json, type ServiceCommand } from './shared/command.js';
 import { verifyOwnSvc0 } from './own-svc0.js';
 import { tokenNamespace } from './shared/token-options.js';
@@ -38,15 +40,17 @@ export const svc0ToSvc1Command: ServiceCommand = {
     if (vmName !== undefined) findVisibleVm(ctx, vmName);
     const namespace = tokenNamespace(ctx.deps, vmName);
     const verified = verifyOwnSvc0(ctx, token, namespace);
+    const svc0 = canonicalToken(token, dialectsOf(ctx.deps.config));
     const record = ctx.deps.store.findOrCreateSvc1({
       fingerprint: verified.fingerprint,
       namespace,
       payload: verified.payload,
-      svc0: token,
+      svc0,
       exp: verified.permissions.exp ?? null,
       newHandle: newSvc1,
     });
-    const data: Svc1Data = { token: record.handle };
+    // Called as `exe0-to-exe1` (SPEC §12) it answers `exe1.…`: the same handle.
+    const data: Svc1Data = { token: svc1In(record.handle, ctx.dialect) };
     return json(data);
   },
 };

@@ -12,6 +12,8 @@ const VM_SCOPED_COMMAND = 'ssh';
  *   `ssh` command is that VM.
  *
  * `args` are the command's positional arguments (flags removed), as the command will see them.
+ * `names` are every name of the command (its path and its aliases, SPEC §12): listing any one
+ * of them allows it.
  *
  * @example isAllowed(['ssh web'], 'ssh', ['web', 'ls']) // true
  * @example isAllowed(['ssh-key'], 'ssh-key list', []) // false
@@ -20,9 +22,10 @@ export function isAllowed(
   cmds: readonly string[] | null,
   path: string,
   args: readonly string[],
+  names: readonly string[] = [path],
 ): boolean {
   if (cmds === null) return true;
-  if (cmds.includes(path)) return true;
+  if (cmds.includes(path) || names.some((name) => cmds.includes(name))) return true;
   const vm = args[0];
   return path === VM_SCOPED_COMMAND && vm !== undefined && cmds.includes(`${path} ${vm}`);
 }
@@ -35,8 +38,9 @@ export function authorize(
   cmds: readonly string[] | null,
   path: string,
   args: readonly string[],
+  names?: readonly string[],
 ): void {
-  if (isAllowed(cmds, path, args)) return;
+  if (isAllowed(cmds, path, args, names)) return;
   throw new ExectlError('forbidden', `command not allowed: ${path}`, {
     hint: `use a token whose cmds include "${path}" (exectl mint --cmds "${path}")`,
   });

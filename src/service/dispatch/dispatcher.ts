@@ -1,5 +1,6 @@
 import { ExectlError } from '../../errors.js';
 import { parseArgs } from './args.js';
+import type { Dialect } from '../../dialects.js';
 import { authorize } from './authorize.js';
 import { authorizeTagScope } from '../rules/tag-scope.js';
 import { startDeadline, type Deadline } from './deadline.js';
@@ -109,16 +110,23 @@ export async function dispatch<Deps>(
   }
 
   const parsed = parseArgs(definition, rest);
-  authorize(principal.cmds, node.path, parsed.input.args);
-  authorizeTagScope(principal, node.path);
+  authorize(principal.cmds, node.path, parsed.input.args, node.names);
+  authorizeTagScope(principal, node.commandPath);
   if (parsed.help) return helpAnswer(node, parsed.json);
   if (parsed.error !== undefined) throw parsed.error;
 
   const deadline = startDeadline(options.deadlineMs, options.stopWhen);
   // A request stopped before it got here (its client already gone) starts nothing.
   deadline.throwIfExpired();
-  const fault = options.faults?.take(node.path);
-  const ctx = new DispatchedContext(principal, deps, deadline, options.requestId, registry);
+  const fault = options.faults?.take(node.commandPath);
+  const ctx = new DispatchedContext(
+    principal,
+    deps,
+    deadline,
+    options.requestId,
+    registry,
+    node.dialect,
+  );
   let output: CommandOutput;
   try {
     // Under the deadline like the command itself: a fault's delay can time a request out.
@@ -131,7 +139,7 @@ export async function dispatch<Deps>(
   // Only a stream keeps the clock running. An interactive program (a shell) lasts as long as
   // its user keeps it: 30 s would cut every session, and it ends with its terminal instead.
   if (output.kind !== 'stream') deadline.clear();
-  const view = textViewFor(node.path);
+  const view = textViewFor(node.commandPath);
   return {
     path: node.path,
     output: output.kind === 'stream' ? underDeadline(output, deadline) : output,
@@ -154,6 +162,7 @@ class DispatchedContext<Deps> implements CommandContext<Deps> {
     deadline: Deadline,
     readonly requestId: string,
     readonly registry: CommandRegistry<Deps>,
+    readonly dialect: Dialect,
   ) {
     this.#deadline = deadline;
   }

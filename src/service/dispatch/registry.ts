@@ -1,5 +1,6 @@
 import { ExectlError } from '../../errors.js';
 import { suggestionsFor, withSuggestions } from '../../did-you-mean.js';
+import { EXECTL_DIALECT, type Dialect } from '../../dialects.js';
 import type { CommandDefinition, CommandNode, GroupDefinition } from './types.js';
 import { pathWords, validateDefinition } from './validate-definition.js';
 
@@ -18,7 +19,13 @@ class Node<Deps> implements CommandNode<Deps> {
     readonly description: string,
     readonly usage: string,
     readonly definition: CommandDefinition<Deps> | undefined,
+    readonly dialect: Dialect = EXECTL_DIALECT,
+    readonly names: string[] = [path],
   ) {}
+
+  get commandPath(): string {
+    return this.definition?.path ?? this.path;
+  }
 
   get children(): Node<Deps>[] {
     return [...this.byWord.values()];
@@ -53,6 +60,26 @@ export class CommandRegistry<Deps> {
     validateDefinition(definition);
     const { parent, word } = this.#placeFor(definition.path);
     const node = new Node(definition.path, definition.description, definition.usage, definition);
+    parent.byWord.set(word, node);
+  }
+
+  /**
+   * Adds `alias` as another name of the registered command `of`, in `dialect` (SPEC §12's
+   * `exe0-to-exe1`): it runs the same definition, its context names `dialect`, and a token
+   * whose cmds list either name may run it under either.
+   * Throws a plain Error (a startup bug) when `of` is not a command or `alias` is taken.
+   */
+  registerAlias(alias: string, of: string, dialect: Dialect): void {
+    const target = this.lookup(pathWords(of));
+    if (!(target instanceof Node) || target.definition === undefined) {
+      throw new Error(`cannot alias "${alias}": "${of}" is not a command`);
+    }
+    const { parent, word } = this.#placeFor(alias);
+    target.names.push(alias);
+    const usage = target.usage.replace(of, alias);
+    // `help` tells the two names apart: `… (the exe.dev name of svc0-to-svc1)`.
+    const description = `${target.description} (the ${dialect.compat} name of ${of})`;
+    const node = new Node(alias, description, usage, target.definition, dialect, target.names);
     parent.byWord.set(word, node);
   }
 

@@ -8,6 +8,7 @@
  * transport: it throws `ExectlError` (usually `commandFailed('vm "web" not found')`, 422) and
  * returns data; the front end picks the status and the rendering.
  */
+import type { Dialect } from '../../dialects.js';
 import type { ExectlError } from '../../errors.js';
 import type { CommandRegistry } from './registry.js';
 import type { FlagValues } from './flag-values.js';
@@ -98,6 +99,11 @@ export interface CommandContext<Deps> {
   requestId: string;
   /** The registry this command was dispatched from (used by `help`). */
   registry: CommandRegistry<Deps>;
+  /**
+   * The dialect of the name the command was called by (src/dialects.ts): exectl's, or another's
+   * for an alias such as `exe0-to-exe1`, whose tokens it then answers with (`exe1.…`).
+   */
+  dialect: Dialect;
 }
 
 /**
@@ -207,6 +213,12 @@ export interface CommandNode<Deps> {
   /** The definition's usage, or `<group> <subcommand>` for a group. */
   readonly usage: string;
   readonly definition: CommandDefinition<Deps> | undefined;
+  /** The path of the command itself: {@link path}, except for an alias (`exe0-to-exe1`). */
+  readonly commandPath: string;
+  /** Every name a token's cmds may list to run it: its path and its aliases (SPEC §12). */
+  readonly names: readonly string[];
+  /** The dialect of the name it was reached by (src/dialects.ts): exectl's but for an alias. */
+  readonly dialect: Dialect;
   /** Direct subcommands, in registration order. */
   readonly children: readonly CommandNode<Deps>[];
 }

@@ -3,7 +3,7 @@ import { ExectlError } from '../../errors.js';
 import { dispatch } from '../dispatch/dispatcher.js';
 import type { CommandRegistry } from '../dispatch/registry.js';
 import type { ServiceDeps } from '../deps.js';
-import { DEFAULTS } from '../config.js';
+import { DEFAULTS, dialectsOf } from '../config.js';
 import { newLogEntry, runLogged } from '../request-log.js';
 import { sendError, writeJson } from './error-funnel.js';
 import { sendStream } from './exec-stream.js';
@@ -30,6 +30,7 @@ interface ExecHandlerOptions {
 export function createExecHandler(options: ExecHandlerOptions) {
   const { deps, registry, auth, rateLimiter } = options;
   const namespace = `v0@${deps.config.domain}`;
+  const exitHeaders = dialectsOf(deps.config).map((dialect) => dialect.exitHeader);
   const inFlight = new InFlightCommands(options.shutdown);
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -63,7 +64,8 @@ export function createExecHandler(options: ExecHandlerOptions) {
         faults: deps.config.faults,
       });
       if (result.output.kind === 'stream') {
-        return sendStream(res, result.output, idHeader, acceptsTrailers(req.headers.te));
+        const streamAtOnce = acceptsTrailers(req.headers.te);
+        return sendStream(res, result.output, idHeader, streamAtOnce, exitHeaders);
       }
       // An interactive shell needs a terminal, which HTTP cannot give (SSH with a pty can).
       if (result.output.kind === 'interactive') throw result.output.refusal;

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { ExectlError } from '../../errors.js';
+import { EXECTL_DIALECT } from '../../dialects.js';
 import type { StreamOutput } from '../dispatch/types.js';
 
 /** Output up to this size is buffered so the exit code can go in a header (SPEC §2). */
@@ -45,14 +46,19 @@ function drained(res: ServerResponse): Promise<void> | undefined {
  * error), which is rethrown after the answer ended, for the log. `headers` go on the answer too
  * (the request id). A client that reads trailers (`streamAtOnce`: it sent `TE: trailers`)
  * gets the streamed form from the first byte of output (a failure before any output still gets
- * its status). Resolves with the status sent.
+ * its status). `exitHeaders` name the exit code's header and trailer (one per dialect the server
+ * speaks). Resolves with the status sent.
  */
 export async function sendStream(
   res: ServerResponse,
   output: StreamOutput,
   headers: Record<string, string> = {},
   streamAtOnce = false,
+  exitHeaders: readonly string[] = [EXECTL_DIALECT.exitHeader],
 ): Promise<number> {
+  // Each name carries the same code: `X-Exec-Exit`, and `X-Exe-Exit` under --compat (SPEC §12).
+  const exit = (code: number): Record<string, string> =>
+    Object.fromEntries(exitHeaders.map((name) => [name, String(code)]));
   const held: Buffer[] = [];
   let heldBytes = 0;
   let streaming = false;
@@ -63,7 +69,7 @@ export async function sendStream(
       200,
       Object.assign({}, headers, {
         'Content-Type': 'application/octet-stream',
-        Trailer: 'X-Exec-Exit',
+        Trailer: exitHeaders.join(', '),
       }),
     );
     for (const chunk of held) res.write(chunk);
@@ -90,11 +96,12 @@ export async function sendStream(
     if (!streaming) throw err;
     // The status is already on the wire: the trailer is the only way left to say what happened.
     const timedOut = err instanceof ExectlError && err.code === 'timeout';
-    res.addTrailers({
-      'X-Exec-Exit': String(timedOut ? STREAMED_TIMEOUT_EXIT : STREAMED_CUT_OFF_EXIT),
-      // Says why, so a client can tell a timeout from a program that exited 124 itself.
-      'X-Exec-Error': timedOut ? err.message : 'cut off by the server',
-    });
+    res.addTrailers(
+      Object.assign(exit(timedOut ? STREAMED_TIMEOUT_EXIT : STREAMED_CUT_OFF_EXIT), {
+        // Says why, so a client can tell a timeout from a program that exited 124 itself.
+        'X-Exec-Error': timedOut ? err.message : 'cut off by the server',
+      }),
+    );
     if (timedOut) {
       res.end();
       return 200;
@@ -107,7 +114,7 @@ export async function sendStream(
   }
 
   if (streaming) {
-    res.addTrailers({ 'X-Exec-Exit': String(exitCode) });
+    res.addTrailers(exit(exitCode));
     res.end();
     return 200;
   }
@@ -116,11 +123,12 @@ export async function sendStream(
   // Object.assign, not a spread plus fields: see writeJson.
   res.writeHead(
     status,
-    Object.assign({}, headers, {
-      'Content-Type': 'application/octet-stream',
-      'Content-Length': body.length,
-      'X-Exec-Exit': String(exitCode),
-    }),
+    Object.assign(
+      {},
+      headers,
+      { 'Content-Type': 'application/octet-stream', 'Content-Length': body.length },
+      exit(exitCode),
+    ),
   );
   res.end(body);
   return status;

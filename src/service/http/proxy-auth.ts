@@ -18,8 +18,8 @@ export interface ProxyGate {
   auth: TokenAuthenticator;
   /** The same per-key buckets as /exec; null when rate limiting is off. */
   rateLimiter: RateLimiter | null;
-  /** The server's `--domain`: VM tokens are signed for `v0@<vm>.<domain>`. */
-  domain: string;
+  /** The server's `--vm-domain` (else `--domain`): VM tokens are signed for `v0@<vm>.<vm-domain>`. */
+  vmDomain: string;
 }
 
 /** A request let through to a VM. */
@@ -67,7 +67,7 @@ export async function admitToVm(
   } catch (err) {
     if (err instanceof ExectlError && err.code === 'unauthorized') {
       // Basic is offered too, so git asks for credentials and sends the token as the password.
-      const realm = `${label}.${gate.domain}`;
+      const realm = `${label}.${gate.vmDomain}`;
       err.headers['WWW-Authenticate'] = `Bearer realm="${realm}", Basic realm="${realm}"`;
     }
     throw err;
@@ -100,7 +100,7 @@ function verifiedVisitor(
 
 /** The namespace of the VM called `label`'s tokens (SPEC §1.2). */
 function vmNamespace(gate: ProxyGate, label: string): string {
-  return `v0@${label}.${gate.domain}`;
+  return `v0@${label}.${gate.vmDomain}`;
 }
 
 /**

@@ -1,5 +1,6 @@
 // Where a VM token comes from on a proxied request (SPEC §6), and which header carried it.
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Dialect } from '../../dialects.js';
 
 /** What a request offers the VM proxy as its credential. */
 interface ProxyCredential {
@@ -12,28 +13,37 @@ interface ProxyCredential {
   dropAuthorization: boolean;
 }
 
-/** svc0 or svc1: what makes an `Authorization` value ours rather than the VM app's. */
-const EXECTL_TOKEN = /^svc[01]\./;
-
 /**
  * Reads the credential in SPEC §6 order: `X-Exectl-Authorization: Bearer <token>` (preferred,
- * and always removed before forwarding like every `X-Exectl-*` header), else
+ * and always removed before forwarding like every `X-Exectl-*` header), then the same header of
+ * each other dialect the server speaks (`X-ExeDev-Authorization`, SPEC §12), else
  * `Authorization: Bearer <token>`, else `Authorization: Basic` with the token as the password
- * (what git sends). A present but unreadable `X-Exectl-Authorization` offers no token.
+ * (what git sends). A present but unreadable own header offers no token. An `Authorization`
+ * is ours when its token starts with a token prefix of `dialects` (`svc0.`, `svc1.`, `exe0.`…).
  */
-export function proxyCredential(headers: IncomingHttpHeaders): ProxyCredential {
+export function proxyCredential(
+  headers: IncomingHttpHeaders,
+  dialects: readonly Dialect[],
+): ProxyCredential {
   const authorization = headers.authorization;
-  const inAuthorization = authorization === undefined ? null : exectlToken(authorization);
-  const own = headers['x-exectl-authorization'];
-  const token =
-    own === undefined ? inAuthorization : bearer(Array.isArray(own) ? own.join(', ') : own);
-  return { token, dropAuthorization: inAuthorization !== null };
+  const inAuthorization = authorization === undefined ? null : ourToken(authorization, dialects);
+  for (const { proxyAuthorization } of dialects) {
+    const own = headers[proxyAuthorization];
+    if (own === undefined) continue;
+    const token = bearer(Array.isArray(own) ? own.join(', ') : own);
+    return { token, dropAuthorization: inAuthorization !== null };
+  }
+  return { token: inAuthorization, dropAuthorization: inAuthorization !== null };
 }
 
-/** The exectl token of an `Authorization` value, as Bearer or as the Basic password. */
-function exectlToken(authorization: string): string | null {
+/** The token of an `Authorization` value (as Bearer or as the Basic password), if it is ours. */
+function ourToken(authorization: string, dialects: readonly Dialect[]): string | null {
   const token = bearer(authorization) ?? basicPassword(authorization);
-  return token !== null && EXECTL_TOKEN.test(token) ? token : null;
+  if (token === null) return null;
+  const ours = dialects.some(
+    (d) => token.startsWith(d.svc0Prefix) || token.startsWith(d.svc1Prefix),
+  );
+  return ours ? token : null;
 }
 
 /** The token of `Bearer <token>` (scheme case-insensitive), as SPEC §1.5 step 1 reads it. */

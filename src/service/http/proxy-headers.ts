@@ -2,15 +2,25 @@
 // so that repeated headers, their order and their spelling survive the trip.
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
+import { ALL_DIALECTS, type Dialect } from '../../dialects.js';
 import type { TokenCaller } from './token-auth.js';
 import { HOP_BY_HOP_HEADERS } from './hop-by-hop.js';
 
 /**
  * Only the proxy sets these: a client must not pose as another user or another origin. Names
  * are compared with `_` read as `-`, since many servers (CGI and WSGI: Python's, Rack, PHP)
- * fold both to `_` and would read `X_Exectl_Email` as the proxy's own header.
+ * fold both to `_` and would read `X_Exectl_Email` as the proxy's own header. The reserved
+ * prefixes are those of EVERY dialect (`x-exectl-`, and `x-exedev-` of SPEC §12), whether or not
+ * the server speaks it: a VM app written for the real service trusts `X-ExeDev-Email`, so no
+ * client may send one, even to a server without `--compat`.
  */
-const PROXY_ONLY = /^(?:x-exectl-.*|x-forwarded-(?:for|host|proto))$/;
+const RESERVED_PREFIXES = ALL_DIALECTS.map((d) => d.reservedHeaderPrefix);
+const FORWARDED = /^x-forwarded-(?:for|host|proto)$/;
+
+function isProxyOnly(lowerName: string): boolean {
+  const name = lowerName.replaceAll('_', '-');
+  return FORWARDED.test(name) || RESERVED_PREFIXES.some((prefix) => name.startsWith(prefix));
+}
 
 interface HeadersToVmOptions {
   /** The caller whose token passed (names them to the VM), or null for an anonymous visit. */
@@ -22,13 +32,17 @@ interface HeadersToVmOptions {
    * headers stay, for the VM's server to accept or refuse the upgrade itself.
    */
   tunnel: boolean;
+  /** The dialects the server speaks: the visitor is named in each one's headers (SPEC §12). */
+  dialects: readonly Dialect[];
 }
 
 /**
  * The request headers for the VM's server: the client's own, without hop-by-hop headers (unless
  * tunnelled), `Proxy-Authorization`, `Expect` (the proxy answers it), the exectl token or any
- * client-sent `X-Exectl-*` / `X-Forwarded-*` (`_` or `-`); then `X-Exectl-Email`, `X-Exectl-User-Id` and
- * `X-Exectl-Token-Ctx` for a visitor with a token, and `X-Forwarded-For/-Host/-Proto`.
+ * client-sent `X-Exectl-*` / `X-ExeDev-*` / `X-Forwarded-*` (`_` or `-`); then, for a visitor
+ * with a token, `X-Exectl-Email`, `X-Exectl-User-Id` and `X-Exectl-Token-Ctx` (and the same under
+ * each other dialect's names, `X-ExeDev-Email`, `X-ExeDev-UserID`, `X-ExeDev-Token-Ctx`); and
+ * `X-Forwarded-For/-Host/-Proto`.
  */
 export function headersToVm(req: IncomingMessage, options: HeadersToVmOptions): string[] {
   const connectionScoped = options.tunnel ? new Set<string>() : connectionHeaders(req.rawHeaders);
@@ -36,7 +50,7 @@ export function headersToVm(req: IncomingMessage, options: HeadersToVmOptions): 
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i]!;
     const lower = name.toLowerCase();
-    if (PROXY_ONLY.test(lower.replaceAll('_', '-')) || lower === 'proxy-authorization') continue;
+    if (isProxyOnly(lower) || lower === 'proxy-authorization') continue;
     if (options.dropAuthorization && lower === 'authorization') continue;
     if (!options.tunnel && (HOP_BY_HOP_HEADERS.has(lower) || lower === 'expect')) continue;
     if (connectionScoped.has(lower)) continue;
@@ -44,9 +58,11 @@ export function headersToVm(req: IncomingMessage, options: HeadersToVmOptions): 
   }
   if (options.visitor !== null) {
     const { principal, permissions } = options.visitor;
-    out.push('X-Exectl-Email', utf8Bytes(principal.email), 'X-Exectl-User-Id', principal.userId);
-    if (permissions.ctxRaw !== undefined) {
-      out.push('X-Exectl-Token-Ctx', ctxHeaderValue(permissions.ctxRaw));
+    const email = utf8Bytes(principal.email);
+    const ctx = permissions.ctxRaw === undefined ? undefined : ctxHeaderValue(permissions.ctxRaw);
+    for (const { visitorHeaders: names } of options.dialects) {
+      out.push(names.email, email, names.userId, principal.userId);
+      if (ctx !== undefined) out.push(names.tokenCtx, ctx);
     }
   }
   const remote = req.socket.remoteAddress;

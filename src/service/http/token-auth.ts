@@ -4,6 +4,7 @@ import { isWellFormedSvc1, tokenKind } from '../../token/format.js';
 import { parsePublicKey, type PublicKey } from '../../token/keys.js';
 import { effectiveCmds, type Permissions } from '../../token/permissions.js';
 import { checkTimeWindow, verifySvc0, type VerifiedToken } from '../../token/verify.js';
+import { canonicalToken, EXECTL_DIALECT, type Dialect } from '../../dialects.js';
 import type { Principal } from '../dispatch/types.js';
 import type { Account, SshKeyRecord, Store } from '../store/index.js';
 import type { RateLimit } from '../rules/rate-limit.js';
@@ -28,6 +29,11 @@ interface TokenAuthOptions {
   failedLimit?: number;
   /** Failed verifications allowed per client address; null or absent: any. */
   failureRate?: RateLimit | null;
+  /**
+   * The dialects whose token prefixes are read as exectl's (`exe0.` as `svc0.`, SPEC §12);
+   * absent: exectl's own only.
+   */
+  dialects?: readonly Dialect[];
 }
 
 /** Thrown by a key lookup to stop a verification just before its signature check. */
@@ -66,6 +72,7 @@ export class TokenAuthenticator {
   readonly #failedLimit: number;
   readonly #failures: FailuresByAddress | null;
   readonly #keys = new Map<string, { text: string; key: PublicKey }>();
+  readonly #dialects: readonly Dialect[];
 
   /**
    * @param store where keys, accounts and svc1 tokens are looked up, on every request.
@@ -77,6 +84,7 @@ export class TokenAuthenticator {
     this.#nowMs = nowMs;
     this.#verifiedLimit = options.verifiedLimit ?? CACHE_LIMIT;
     this.#failedLimit = options.failedLimit ?? CACHE_LIMIT;
+    this.#dialects = options.dialects ?? [EXECTL_DIALECT];
     const rate = options.failureRate ?? null;
     this.#failures = rate === null ? null : new FailuresByAddress(rate, nowMs);
   }
@@ -131,7 +139,7 @@ export class TokenAuthenticator {
   #needsSignatureCheck(token: string, namespace: string): boolean {
     let svc0: string;
     try {
-      svc0 = this.#resolveSvc1(token, namespace);
+      svc0 = this.#resolveSvc1(canonicalToken(token, this.#dialects), namespace);
     } catch {
       return false;
     }
@@ -151,7 +159,7 @@ export class TokenAuthenticator {
   }
 
   #authenticate(token: string, namespace: string): TokenCaller {
-    const svc0 = this.#resolveSvc1(token, namespace);
+    const svc0 = this.#resolveSvc1(canonicalToken(token, this.#dialects), namespace);
     const nowMs = this.#nowMs();
     const nowSeconds = Math.floor(nowMs / 1000);
     let verified = this.#verified.get(namespace)?.get(svc0);

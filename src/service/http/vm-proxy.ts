@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ExectlError } from '../../errors.js';
+import { dialectsOf, vmDomainOf } from '../config.js';
 import { servicePorts, type ServiceDeps } from '../deps.js';
 import { newLogEntry, runLogged, type RequestLogEntry } from '../request-log.js';
 import { sendError } from './error-funnel.js';
@@ -47,8 +48,9 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
     store,
     auth: options.auth,
     rateLimiter: options.rateLimiter,
-    domain: config.domain,
+    vmDomain: vmDomainOf(config),
   };
+  const dialects = dialectsOf(config);
   const upstreams = createUpstreamAgent();
   const ownPorts = ownPortsOf(options.deps.endpoints);
 
@@ -59,7 +61,7 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
     entry: RequestLogEntry,
     tunnel: boolean,
   ) => {
-    const credential = proxyCredential(req.headers);
+    const credential = proxyCredential(req.headers, dialects);
     const { vm, visitor } = await heldBack(() =>
       admitToVm(gate, label, credential.token, req.socket),
     );
@@ -83,12 +85,12 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
       port: vm.defaultPort,
       // Inside the VM's own network (a relay socket), never a port of the host.
       to: await options.deps.machines.portTarget(vm, vm.defaultPort),
-      headers: headersToVm(req, { visitor, dropAuthorization, tunnel }),
+      headers: headersToVm(req, { visitor, dropAuthorization, tunnel, dialects }),
     };
   };
 
   return {
-    vmLabel: (req) => vmLabelFromHost(req.headers.host, config.domain),
+    vmLabel: (req) => vmLabelFromHost(req.headers.host, gate.vmDomain),
 
     forward: (req, res, label) => {
       const entry = newLogEntry('proxy', `${req.method} ${label}`);
@@ -107,7 +109,7 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
     upgrade(req, socket, head) {
       // A client resetting the connection must never become an unhandled error.
       socket.on('error', () => socket.destroy());
-      const label = vmLabelFromHost(req.headers.host, config.domain);
+      const label = vmLabelFromHost(req.headers.host, gate.vmDomain);
       const entry =
         label === null ? refusedUpgradeEntry(req) : newLogEntry('proxy', `${req.method} ${label}`);
       const work = async () => {

@@ -342,3 +342,28 @@ test('allowPrivateTargets lets integrations reach a stub on 127.0.0.1, in seeds 
     await open.stop();
   }
 });
+
+test('compat: "exe.dev" speaks the real service names; its mint signs for v0@exe.dev', async () => {
+  await assert.rejects(
+    startServer({ compat: 'aws' as 'exe.dev' }),
+    /^ExectlError: startServer option compat: expected exe\.dev$/,
+  );
+  const server = await startServer({ compat: 'exe.dev' });
+  try {
+    const svc0 = await server.mint({ cmds: ['whoami', 'exe0-to-exe1'] });
+    assert.equal(decode(svc0).signature.namespace, 'v0@exe.dev');
+    const exe0 = `exe0.${svc0.slice(5)}`;
+    const client = new Client({ url: server.url, token: exe0 });
+    assert.deepEqual(Object.keys((await client.exec('whoami')) as object).sort(), [
+      'email',
+      'ssh_keys',
+      'user_id',
+    ]);
+    const { token } = (await client.exec(`exe0-to-exe1 ${exe0}`)) as { token: string };
+    assert.match(token, /^exe1\./);
+    const vmToken = await server.mint({}, { vm: 'web' });
+    assert.equal(decode(vmToken).signature.namespace, 'v0@web.exe.xyz');
+  } finally {
+    await server.stop();
+  }
+});

@@ -8,6 +8,11 @@ import { proxyCredential } from '../../../src/service/http/proxy-credential.js';
 import { headersFromVm, headersToVm } from '../../../src/service/http/proxy-headers.js';
 import { vmLabelFromHost } from '../../../src/service/http/proxy-host.js';
 import { BranchShare } from '../../helpers/branch-share.js';
+import { dialectsFor } from '../../../src/dialects.js';
+
+/** exectl's own names only (a server without `--compat`), and with the real service's. */
+const OWN = dialectsFor(null);
+const EXE_DEV = dialectsFor('exe.dev');
 
 test('vmLabelFromHost: <label>.<domain>[:port], nothing else', () => {
   const rows: [string | undefined, string, string | null][] = [
@@ -113,7 +118,7 @@ test('proxyCredential: X-Exectl-Authorization, else Bearer, else the Basic passw
     ],
   ];
   for (const [headers, expected] of rows) {
-    assert.deepEqual(proxyCredential(headers), expected, JSON.stringify(headers));
+    assert.deepEqual(proxyCredential(headers, OWN), expected, JSON.stringify(headers));
   }
 });
 
@@ -128,7 +133,7 @@ test('proxyCredential: never throws; a token taken from Authorization is an exec
       const headers: Record<string, string> = {};
       if (own !== null) headers['x-exectl-authorization'] = own;
       if (authorization !== null) headers.authorization = authorization;
-      const credential = proxyCredential(headers);
+      const credential = proxyCredential(headers, OWN);
       if (own === null && credential.token !== null) assert.match(credential.token, /^svc[01]\./);
       if (credential.dropAuthorization) assert.notEqual(authorization, null);
     }),
@@ -137,7 +142,7 @@ test('proxyCredential: never throws; a token taken from Authorization is an exec
   const user = fc.string({ unit: 'binary' }).filter((u) => !u.includes(':'));
   fc.assert(
     fc.property(token, user, (t, u) => {
-      assert.deepEqual(proxyCredential({ authorization: basic(`${u}:${t}`) }), {
+      assert.deepEqual(proxyCredential({ authorization: basic(`${u}:${t}`) }, OWN), {
         token: t,
         dropAuthorization: true,
       });
@@ -202,7 +207,7 @@ test('headersToVm: hop-by-hop, proxy-only and secret headers stay behind', () =>
     ...FORWARDED('http'),
   ];
   assert.deepEqual(
-    headersToVm(incoming(raw), { visitor, dropAuthorization: true, tunnel: false }),
+    headersToVm(incoming(raw), { visitor, dropAuthorization: true, tunnel: false, dialects: OWN }),
     plain,
   );
   // A tunnel keeps the connection's framing and its upgrade for the VM's server to answer.
@@ -226,7 +231,12 @@ test('headersToVm: hop-by-hop, proxy-only and secret headers stay behind', () =>
     ...FORWARDED('https'),
   ];
   assert.deepEqual(
-    headersToVm(incoming(raw, true), { visitor, dropAuthorization: false, tunnel: true }),
+    headersToVm(incoming(raw, true), {
+      visitor,
+      dropAuthorization: false,
+      tunnel: true,
+      dialects: OWN,
+    }),
     tunnelled,
   );
 });
@@ -250,6 +260,7 @@ test('headersToVm: a visitor is named, with the ctx bytes as UTF-8 on the wire',
     visitor,
     dropAuthorization: false,
     tunnel: false,
+    dialects: OWN,
   });
   // prettier-ignore
   assert.deepEqual(headers, [
@@ -279,5 +290,96 @@ test('headersFromVm: the answer keeps its headers but not the VM connection’s'
     'Set-Cookie', 'a=1',
     'Set-Cookie', 'b=2',
     'X-Exectl-Whatever', 'the VM may say what it likes',
+  ]);
+});
+
+test('proxyCredential under --compat exe.dev: X-ExeDev-Authorization, and exe0./exe1. in Authorization', () => {
+  const E = 'exe0.e30.U1NIU0lH';
+  const F = 'exe1.ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+  const T = 'svc0.e30.U1NIU0lH';
+  type Row = [
+    Record<string, string>,
+    readonly unknown[],
+    { token: string | null; dropAuthorization: boolean },
+  ];
+  const rows: Row[] = [
+    [{ 'x-exedev-authorization': `Bearer ${E}` }, EXE_DEV, { token: E, dropAuthorization: false }],
+    [{ 'x-exedev-authorization': `Bearer ${T}` }, EXE_DEV, { token: T, dropAuthorization: false }],
+    [{ authorization: `Bearer ${E}` }, EXE_DEV, { token: E, dropAuthorization: true }],
+    [{ authorization: basic(`git:${F}`) }, EXE_DEV, { token: F, dropAuthorization: true }],
+    // exectl's own header is preferred to the real service's.
+    [
+      { 'x-exectl-authorization': `Bearer ${T}`, 'x-exedev-authorization': `Bearer ${E}` },
+      EXE_DEV,
+      { token: T, dropAuthorization: false },
+    ],
+    // Without --compat none of it is a credential: the VM app's own Authorization passes on.
+    [{ 'x-exedev-authorization': `Bearer ${E}` }, OWN, { token: null, dropAuthorization: false }],
+    [{ authorization: `Bearer ${E}` }, OWN, { token: null, dropAuthorization: false }],
+    [{ authorization: basic(`git:${F}`) }, OWN, { token: null, dropAuthorization: false }],
+  ];
+  for (const [headers, dialects, expected] of rows) {
+    const got = proxyCredential(headers, dialects as typeof OWN);
+    assert.deepEqual(got, expected, `${JSON.stringify(headers)} with ${dialects.length} dialects`);
+  }
+});
+
+test('headersToVm: client-sent X-ExeDev-* (any spelling) never reach a VM, with or without --compat', () => {
+  // prettier-ignore
+  const raw = [
+    'Host', 'vm1.exe.xyz',
+    'X-ExeDev-Email', 'forged@example.com',
+    'x_exedev_userid', 'usr_forged',
+    'X-EXEDEV-TOKEN-CTX', '{"admin":true}',
+    'X-ExeDev-Authorization', 'Bearer exe0.a.b',
+    'X-Exe-Dev', 'not reserved: kept',
+  ];
+  // prettier-ignore
+  const kept = [
+    'Host', 'vm1.exe.xyz',
+    'X-Exe-Dev', 'not reserved: kept',
+    'X-Forwarded-For', '10.0.0.7',
+    'X-Forwarded-Host', 'vm1.exe.xyz',
+    'X-Forwarded-Proto', 'http',
+  ];
+  for (const dialects of [OWN, EXE_DEV]) {
+    const options = { visitor: null, dropAuthorization: false, tunnel: false, dialects };
+    assert.deepEqual(headersToVm(incoming(raw), options), kept);
+  }
+});
+
+test('headersToVm under --compat exe.dev: the visitor is named in both sets of headers', () => {
+  const visitor = {
+    principal: {
+      accountId: 1,
+      email: 'ada@example.com',
+      userId: 'usr_ABC',
+      keyFingerprint: 'SHA256:x',
+      cmds: [],
+      tag: null,
+      exp: null,
+      via: 'token' as const,
+    },
+    account: { id: 1, userId: 'usr_ABC', email: 'ada@example.com', createdAt: '' },
+    permissions: { ctxRaw: '{"app":1}' },
+  };
+  const headers = headersToVm(incoming(['Host', 'vm1.exe.xyz']), {
+    visitor,
+    dropAuthorization: false,
+    tunnel: false,
+    dialects: EXE_DEV,
+  });
+  // prettier-ignore
+  assert.deepEqual(headers, [
+    'Host', 'vm1.exe.xyz',
+    'X-Exectl-Email', 'ada@example.com',
+    'X-Exectl-User-Id', 'usr_ABC',
+    'X-Exectl-Token-Ctx', '{"app":1}',
+    'X-ExeDev-Email', 'ada@example.com',
+    'X-ExeDev-UserID', 'usr_ABC',
+    'X-ExeDev-Token-Ctx', '{"app":1}',
+    'X-Forwarded-For', '10.0.0.7',
+    'X-Forwarded-Host', 'vm1.exe.xyz',
+    'X-Forwarded-Proto', 'http',
   ]);
 });

@@ -1,5 +1,6 @@
 // A real SSH front end on a loopback port, over a real SQLite store in a temp dir, driven with
 // the real OpenSSH client. One harness per test file; close() removes everything it made.
+import type { ServiceConfig } from '../../../src/service/config.js';
 import type { ServiceDeps, ServiceEndpoints } from '../../../src/service/deps.js';
 import { reflectionUrlOf } from '../../../src/service/reflection/urls.js';
 import type { VmMachines, VmMachinesDeps } from '../../../src/service/vm/index.js';
@@ -30,6 +31,8 @@ export interface HarnessOptions {
   http?: boolean;
   /** Connection caps and login grace other than `exectl serve`'s. */
   limits?: Partial<ConnectionLimits>;
+  /** Settings of the service besides the harness's own (`compat`, `domain`). */
+  config?: Partial<ServiceConfig>;
 }
 
 export interface Closable {
@@ -102,6 +105,7 @@ export async function startSshHarness(options: HarnessOptions): Promise<SshHarne
     ...(options.commandDeadlineMs === undefined
       ? {}
       : { commandDeadlineMs: options.commandDeadlineMs }),
+    ...options.config,
   });
   const store = openStore(dir.join('exectl.db'));
   // Nothing listens on these unless the test asks: nothing may reach them by accident.

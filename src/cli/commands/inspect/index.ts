@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { ExectlError } from '../../../errors.js';
 import { tokenKind } from '../../../token/format.js';
+import { ALL_DIALECTS, canonicalToken } from '../../../dialects.js';
 import type { CliCommand, CommandOutcome } from '../../command.js';
 import type { CliContext } from '../../context.js';
 import { styleFor } from '../../output.js';
@@ -26,7 +27,7 @@ async function runInspect(
 ): Promise<CommandOutcome> {
   const token = await readToken(ctx, tokenArg);
   const trusted = options.verify === undefined ? undefined : readTrustedKeys(options.verify);
-  if (trusted !== undefined && tokenKind(token) === 'svc1') {
+  if (trusted !== undefined && tokenKind(canonicalToken(token, ALL_DIALECTS)) === 'svc1') {
     throw new ExectlError('usage', '--verify cannot check a svc1 token: it is opaque', {
       hint: 'only the server that issued it can check it; inspect the svc0 it was made from',
     });

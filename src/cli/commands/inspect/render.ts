@@ -10,7 +10,8 @@ export function renderReport(
   style: Style,
   verifyFile: string | undefined,
 ): string {
-  const rows: [string, string][] = [['kind', report.kind ?? 'unknown']];
+  const spelled = report.compat === null ? '' : ` (spelled as ${report.compat} does)`;
+  const rows: [string, string][] = [['kind', `${report.kind ?? 'unknown'}${spelled}`]];
   if (report.kind === 'svc1') {
     rows.push([
       'valid',

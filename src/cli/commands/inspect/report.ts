@@ -3,6 +3,13 @@
 import { decodeSvc0Unverified, type DecodedSvc0 } from '../../../token/decode.js';
 import { TokenError, type TokenErrorReason } from '../../../token/errors.js';
 import { isWellFormedSvc1, tokenKind } from '../../../token/format.js';
+import {
+  ALL_DIALECTS,
+  canonicalToken,
+  dialectOfToken,
+  EXECTL_DIALECT,
+  type Dialect,
+} from '../../../dialects.js';
 import { fingerprintOf } from '../../../token/keys.js';
 import { effectiveCmds } from '../../../token/permissions.js';
 import { checkTimeWindow, verifySvc0 } from '../../../token/verify.js';
@@ -22,6 +29,11 @@ export interface TimeField {
 
 export interface InspectReport {
   kind: 'svc0' | 'svc1' | null;
+  /**
+   * The real service whose spelling the token uses (`exe.dev` for `exe0.`/`exe1.`, SPEC §12);
+   * null for exectl's own `svc0.`/`svc1.` or an unknown prefix.
+   */
+  compat: string | null;
   /** null for svc1: only the server that issued it can tell. */
   valid: boolean | null;
   reason: TokenErrorReason | null;
@@ -63,13 +75,16 @@ export interface Inspection {
  * reported, never thrown.
  */
 export function inspectToken(
-  token: string,
+  given: string,
   nowSeconds: number,
   trusted?: readonly TrustedKey[],
   commandNamespace = 'v0@localhost',
 ): Inspection {
+  const dialect = dialectOfToken(given) ?? EXECTL_DIALECT;
+  // `exe0.…` is read as the `svc0.…` it spells (the same bytes after the prefix).
+  const token = canonicalToken(given, ALL_DIALECTS);
   const kind = tokenKind(token) ?? null;
-  const base = emptyReport(kind, Buffer.byteLength(token, 'utf8'));
+  const base = { ...emptyReport(kind, Buffer.byteLength(token, 'utf8')), compat: dialect.compat };
   if (kind === 'svc1') {
     if (isWellFormedSvc1(token)) return { report: base, failure: undefined };
     return failed(base, new TokenError('malformed', 'malformed'));
@@ -81,18 +96,31 @@ export function inspectToken(
     if (err instanceof TokenError) return failed(base, err);
     throw err;
   }
-  const report = describeSvc0(decoded, nowSeconds, commandNamespace);
+  const report = {
+    ...describeSvc0(decoded, nowSeconds, commandNamespace, dialect),
+    compat: dialect.compat,
+  };
   if (trusted !== undefined) report.signature_verified = signatureVerifies(token, decoded, trusted);
   const failure = firstFailure(decoded, nowSeconds, report.signature_verified);
   if (failure === undefined) return { report: { ...report, valid: true }, failure };
   return failed(report, failure);
 }
 
-function describeSvc0(decoded: DecodedSvc0, now: number, commandNamespace: string): InspectReport {
+function describeSvc0(
+  decoded: DecodedSvc0,
+  now: number,
+  commandNamespace: string,
+  dialect: Dialect,
+): InspectReport {
   const p = decoded.permissions;
   const payload = decoded.payload.toString('utf8');
   const namespace = decoded.signature.namespace;
-  const vm = vmOfNamespace(namespace, commandNamespace) ?? null;
+  // An `exe0.` token for a VM is signed for `v0@<vm>.exe.xyz`, whatever the client's domain.
+  const ownVmDomain = dialect.vmDomain === null ? undefined : `v0@${dialect.vmDomain}`;
+  const vm =
+    vmOfNamespace(namespace, commandNamespace) ??
+    (ownVmDomain === undefined ? undefined : vmOfNamespace(namespace, ownVmDomain)) ??
+    null;
   // The VM proxy never reads cmds: listing them (or the defaults) would suggest they limit it.
   const commands = vm === null;
   return {
@@ -187,6 +215,7 @@ function failed(report: InspectReport, failure: TokenError): Inspection {
 function emptyReport(kind: InspectReport['kind'], size: number): InspectReport {
   return {
     kind,
+    compat: null,
     valid: null,
     reason: null,
     error: null,

@@ -17,6 +17,9 @@ export interface BannerFacts {
   ephemeral: boolean;
   runtime: { kind: 'bwrap' | 'process'; reason?: string; warnings: string[] };
   domain: string;
+  vmDomain: string;
+  /** `--compat`'s value, or null. */
+  compat: string | null;
   /** The first account, and whether this start created it. */
   owner: { email: string; created: boolean; keys: { name: string; fingerprint: string }[] };
   accounts: number;
@@ -44,6 +47,7 @@ export function renderBanner(facts: BannerFacts, style: Style): string {
         : facts.dataDir,
     ],
     ['Runtime', runtimeLine(facts.runtime, style)],
+    ...compatRows(facts),
     ...rateLimitRows(facts.rateLimit, style),
     ['Owner', ownerLine(facts, style)],
   ];
@@ -67,11 +71,21 @@ export function renderBanner(facts: BannerFacts, style: Style): string {
  * needs to find this server and its namespace: a line that works when pasted.
  */
 export function firstCommand(facts: Pick<BannerFacts, 'http' | 'domain' | 'client'>): string {
-  const words = [`${facts.client} run`];
+  // `run` has no --namespace: the variable carries it (`--compat exe.dev` makes it v0@exe.dev).
+  const words = facts.domain === DEFAULT_DOMAIN ? [] : [`EXECTL_NAMESPACE=v0@${facts.domain}`];
+  words.push(`${facts.client} run`);
   if (facts.http !== DEFAULT_URL) words.push(`--url ${facts.http}`);
-  if (facts.domain !== DEFAULT_DOMAIN) words.push(`--namespace v0@${facts.domain}`);
   words.push('whoami');
   return words.join(' ');
+}
+
+/** Under `--compat`: which names are spoken, and where the VMs are. */
+function compatRows(facts: BannerFacts): [string, string][] {
+  if (facts.compat === null) return [];
+  return [
+    ['Compat', `${facts.compat}: its token prefixes, command names and headers too`],
+    ['Namespaces', `v0@${facts.domain}, VMs v0@<vm>.${facts.vmDomain}`],
+  ];
 }
 
 /** What the limit is, and how to change it: the first thing to look at after a 429. */

@@ -5,6 +5,7 @@
 import { Option, type Command } from 'commander';
 import { withValues } from '../../completion-values.js';
 import { LOG_LEVELS, RUNTIMES } from './choices.js';
+import { COMPAT_NAMES } from '../../../dialects.js';
 import type { CliCommand } from '../../command.js';
 import type { CliContext } from '../../context.js';
 import type { DataFolder, ServeFlags } from './options.js';
@@ -45,6 +46,13 @@ export const command: CliCommand = {
       .option('--data <dir>', 'data folder (default $XDG_DATA_HOME/exectl)')
       .option('--ephemeral', 'use a fresh temporary data folder, deleted at exit')
       .option('--domain <name>', 'domain of namespaces and VM hosts (localhost)')
+      .option('--vm-domain <name>', 'domain of VM tokens and VM hosts (--domain)')
+      .addOption(
+        withValues(
+          new Option('--compat <service>', "also speak the real service's names: exe.dev"),
+          COMPAT_NAMES,
+        ),
+      )
       .option('--owner <email>', 'owner account made on an empty data folder')
       .option(
         '--authorized-key <file>',

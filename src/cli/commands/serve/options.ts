@@ -16,6 +16,7 @@ import {
   parseCpus,
   parseSize,
 } from '../../../service/index.js';
+import { ALL_DIALECTS, COMPAT_NAMES, EXECTL_DIALECT, type Dialect } from '../../../dialects.js';
 import { homeDir } from '../../settings.js';
 import { LOG_LEVELS, RUNTIMES } from './choices.js';
 
@@ -27,6 +28,8 @@ export interface ServeFlags {
   data?: string;
   ephemeral?: boolean;
   domain?: string;
+  vmDomain?: string;
+  compat?: string;
   owner?: string;
   authorizedKey?: string[];
   tlsCert?: string;
@@ -51,6 +54,10 @@ export interface ServeSettings {
   reflectionListen: ListenAddress;
   data: DataFolder;
   domain: string;
+  /** `--vm-domain`: VM tokens and proxy hosts; the compat mode's default, else `domain`. */
+  vmDomain: string;
+  /** `--compat`: the real service whose names are spoken too (src/dialects.ts); null: none. */
+  compat: string | null;
   owner: string | undefined;
   authorizedKeys: string[];
   tls: { certPath: string; keyPath: string } | null;
@@ -98,6 +105,10 @@ export function resolveServeSettings(flags: ServeFlags, env: Env): ServeSettings
   const sshListen = pick('ssh-listen', flags.sshListen) ?? from(DEFAULTS.sshListen);
   const rateSource = pick('rate-limit', flags.rateLimit) ?? from(DEFAULTS.rateLimit);
   const rate = rateLimit(rateSource);
+  const compatSource = pick('compat', flags.compat);
+  const dialect = compatSource === undefined ? EXECTL_DIALECT : compatDialect(compatSource);
+  const ownDomain = domain(pick('domain', flags.domain) ?? from(dialect.domain));
+  const vmDomainSource = pick('vm-domain', flags.vmDomain);
   return {
     listen: listenAddress(pick('listen', flags.listen) ?? from(DEFAULTS.listen)),
     sshListen: sshListen.value === 'off' ? null : listenAddress(sshListen),
@@ -105,7 +116,10 @@ export function resolveServeSettings(flags: ServeFlags, env: Env): ServeSettings
       pick('reflection-listen', flags.reflectionListen) ?? from(DEFAULTS.reflectionListen),
     ),
     data: dataFolder(flags, env),
-    domain: domain(pick('domain', flags.domain) ?? from(DEFAULTS.domain)),
+    domain: ownDomain,
+    vmDomain:
+      vmDomainSource === undefined ? (dialect.vmDomain ?? ownDomain) : domain(vmDomainSource),
+    compat: dialect.compat,
     owner: ownerEmail(pick('owner', flags.owner)),
     authorizedKeys: authorizedKeys(flags, env),
     tls: tlsCert && tlsKey ? { certPath: tlsCert.value, keyPath: tlsKey.value } : null,
@@ -262,6 +276,17 @@ function domain(source: Sourced<string>): string {
     });
   }
   return source.value;
+}
+
+/** The dialect `--compat` names (SPEC §12), of those src/dialects.ts lists. */
+function compatDialect(source: Sourced<string>): Dialect {
+  const found = ALL_DIALECTS.find((d) => d.compat !== null && d.compat === source.value);
+  if (found === undefined) {
+    throw usage(`${source.from}: invalid value "${source.value}"`, {
+      hint: `use ${COMPAT_NAMES.join(' or ')}`,
+    });
+  }
+  return found;
 }
 
 function oneOf<T extends string>(source: Sourced<string>, allowed: readonly T[]): T {

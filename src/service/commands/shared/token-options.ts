@@ -2,6 +2,7 @@
 // namespaces, `--exp` and `--cmds`, each bounded by the request's own token.
 import { DURATION_EXAMPLES, parseDuration } from '../../../durations.js';
 import { commandFailed, ExectlError } from '../../../errors.js';
+import { vmDomainOf } from '../../config.js';
 import type { ServiceDeps } from '../../deps.js';
 import { isAllowed } from '../../dispatch/authorize.js';
 import type { CommandRegistry } from '../../dispatch/registry.js';
@@ -15,10 +16,11 @@ const VM_SCOPED = 'ssh';
 
 /**
  * The namespace of tokens for this server's command endpoint (`v0@<domain>`), or with a VM
- * name, of tokens for that VM's address (`v0@<vm>.<domain>`, SPEC §1.2).
+ * name, of tokens for that VM's address (`v0@<vm>.<vm-domain>`, SPEC §1.2, §12).
  */
 export function tokenNamespace(deps: ServiceDeps, vmName?: string): string {
-  return vmName === undefined ? `v0@${deps.config.domain}` : `v0@${vmName}.${deps.config.domain}`;
+  const { config } = deps;
+  return vmName === undefined ? `v0@${config.domain}` : `v0@${vmName}.${vmDomainOf(config)}`;
 }
 
 /**

@@ -147,3 +147,20 @@ test('ssh_dest names the domain when the SSH listener is on every interface', as
     await other.cleanup();
   }
 });
+
+test('under --compat exe.dev: https_url uses --vm-domain, ssh_dest never names exe.dev', async () => {
+  const other = await openCommandFixture({
+    config: { compat: 'exe.dev', domain: 'exe.dev', vmDomain: 'exe.xyz' },
+    ssh: { host: '0.0.0.0', port: 2222 },
+  });
+  try {
+    const zed = other.addUser('zed@example.com');
+    other.addVm(zed, 'site');
+    const data = (await other.run(zed, 'ls')) as { vms: Record<string, unknown>[] };
+    assert.equal(data.vms[0]?.https_url, 'http://site.exe.xyz:7070');
+    // The real service's host would send the user there: the emulator's own name instead.
+    assert.equal(data.vms[0]?.ssh_dest, 'ssh -p 2222 localhost ssh site');
+  } finally {
+    await other.cleanup();
+  }
+});

@@ -79,3 +79,20 @@ test('authorize throws 403 "command not allowed: <path>" exactly when isAllowed 
     );
   }
 });
+
+test('isAllowed: any one of a command’s names grants it (SPEC §12 exe0-to-exe1)', () => {
+  const names = ['svc0-to-svc1', 'exe0-to-exe1'];
+  const rows: [string[], string, boolean][] = [
+    [['exe0-to-exe1'], 'svc0-to-svc1', true],
+    [['svc0-to-svc1'], 'exe0-to-exe1', true],
+    [['exe0-to-exe1'], 'exe0-to-exe1', true],
+    [['whoami'], 'exe0-to-exe1', false],
+    [[], 'exe0-to-exe1', false],
+    // A name only counts for the command it names.
+    [['exe0-to-exe1'], 'whoami', false],
+  ];
+  for (const [cmds, path, allowed] of rows) {
+    const of = path === 'whoami' ? ['whoami'] : names;
+    assert.equal(isAllowed(cmds, path, [], of), allowed, `${JSON.stringify(cmds)} ${path}`);
+  }
+});

@@ -4,6 +4,7 @@ import { ExectlError } from '../../../../src/errors.js';
 import { CommandRegistry } from '../../../../src/service/dispatch/registry.js';
 import type { CommandDefinition } from '../../../../src/service/dispatch/types.js';
 import { lsCommand, testRegistry, type TestDeps } from './fixtures.js';
+import { dialectsFor } from '../../../../src/dialects.js';
 
 const RESOLVED: [argv: string[], path: string, rest: string[]][] = [
   [['ls'], 'ls', []],
@@ -194,4 +195,31 @@ test('registerGroup follows the same placement rules', () => {
   assert.throws(() => registry.registerGroup({ path: 'a b', description: '' }), {
     message: 'cannot register "a b": register "a" first',
   });
+});
+
+test('registerAlias: another name of the same definition, in its dialect; both names grant it', () => {
+  const registry = testRegistry();
+  const exeDev = dialectsFor('exe.dev')[1]!;
+  registry.registerAlias('list-vms', 'ls', exeDev);
+  const alias = registry.resolve(['list-vms', '-l']);
+  const own = registry.resolve(['ls']);
+  assert.equal(alias.node.definition, own.node.definition);
+  assert.deepEqual(
+    [alias.node.path, alias.node.commandPath, alias.node.dialect.compat, alias.rest],
+    ['list-vms', 'ls', 'exe.dev', ['-l']],
+  );
+  assert.deepEqual([own.node.commandPath, own.node.dialect.compat], ['ls', null]);
+  assert.deepEqual(
+    [alias.node.names, own.node.names],
+    [
+      ['ls', 'list-vms'],
+      ['ls', 'list-vms'],
+    ],
+  );
+  assert.match(alias.node.usage, /^list-vms/);
+  assert.throws(() => registry.registerAlias('ls', 'ls', exeDev), /"ls" is already registered/);
+  assert.throws(
+    () => registry.registerAlias('x', 'ssh-key', exeDev),
+    /cannot alias "x": "ssh-key" is not a command/,
+  );
 });
