@@ -7,6 +7,9 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { curl, startProxyFixture, withToken, type ProxyFixture } from './fixture.js';
 
 /** The body of the one answer in `answer` (latin1), de-chunked when it came chunked. */
@@ -23,6 +26,10 @@ function bodyOf(answer: string): string {
     at = line + 2 + size + 2;
   }
 }
+
+// The server runs in this process: its buffers are this process's (measured after a full GC).
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
 
 /** What raw-server.mjs records of each request: [method, url, raw headers]. */
 type Seen = [string, string, string[]][];
@@ -186,4 +193,39 @@ describe('VM proxy: raw connections (SPEC §6)', () => {
     assert.equal(bytes.length, size);
     assert.ok(bytes.equals(expected), 'the download differs from what the VM sent');
   });
+
+  test(
+    'a client that reads nothing holds at most about 1 MiB of its stream in the server',
+    {
+      timeout: 120_000,
+    },
+    async () => {
+      const size = 256 * 1024 * 1024;
+      const written = async () => {
+        const r = await curl(`http://${host}/written`, withToken(token));
+        return Number(r.body);
+      };
+      gc();
+      const before = process.memoryUsage().arrayBuffers;
+      const socket = await open();
+      socket.write(`GET /bytes?n=${size} HTTP/1.1\r\nHost: ${host}\r\n${authorized()}\r\n`);
+      const [first] = (await once(socket, 'data')) as [Buffer];
+      socket.pause();
+      assert.match(first.toString('latin1'), /^HTTP\/1\.1 200 OK\r\n/);
+      // Bounded poll: the VM's server stops writing once every buffer on the way is full.
+      let last = -1;
+      for (let same = 0, i = 0; same < 10; i++) {
+        assert.ok(i < 600, 'the VM never stopped writing: no backpressure reached it');
+        const now = await written();
+        same = now === last ? same + 1 : 0;
+        last = now;
+        await sleep(100);
+      }
+      assert.ok(last < size / 2, `the VM wrote ${last} bytes to a client that reads nothing`);
+      gc();
+      const held = process.memoryUsage().arrayBuffers - before;
+      assert.ok(held < 2 * 1024 * 1024, `the server holds ${held} bytes of the stream`);
+      socket.destroy();
+    },
+  );
 });
