@@ -22,6 +22,9 @@ export interface VmTarget {
   tunnel: boolean;
 }
 
+/** Body pieces up to this size go out in the same write as what came before them. */
+const SMALL_CHUNK = 16 * 1024;
+
 /** The log status of an exchange that ended before any answer (nginx: "client closed request"). */
 export const CLIENT_CLOSED = 499;
 
@@ -75,11 +78,36 @@ export function exchange(
     };
     client.socket.on('close', onClientClose);
 
-    const toClient = (data: string | Buffer) => {
-      if (client.write(data) || upstream === null) return;
+    let waitingForClient = false;
+    const send = (data: string | Buffer) => {
+      if (client.write(data) || upstream === null || waitingForClient) return;
+      // The client takes no more for now: the VM's answer waits in the kernel, not here.
       const paused = upstream.socket;
+      waitingForClient = true;
       paused.pause();
-      client.socket.once('drain', () => paused.resume());
+      client.socket.once('drain', () => {
+        waitingForClient = false;
+        paused.resume();
+      });
+    };
+    // What one read of the VM's answer produces goes out as one write: a head and a small body
+    // as one latin1 string (one write syscall, no writev of mixed chunks).
+    let batching = false;
+    let pending = '';
+    const flush = () => {
+      if (pending.length === 0) return;
+      const data = pending;
+      pending = '';
+      send(data);
+    };
+    const toClient = (data: string | Buffer) => {
+      if (!batching) return send(data);
+      if (typeof data === 'string') pending += data;
+      else if (data.length <= SMALL_CHUNK) pending += data.toString('latin1');
+      else {
+        flush();
+        send(data);
+      }
     };
     const finished = (up: Upstream, keepAlive: boolean) => {
       if (keepAlive && requestSent && !closeDelimited) pool.give(up);
@@ -93,7 +121,7 @@ export function exchange(
       head(head: ParsedHead): 0 | 1 | 2 {
         if (head.statusCode === 101 && target.tunnel) {
           status = 101;
-          client.write(headLines(`HTTP/1.1 101 ${head.statusMessage}`, head.rawHeaders, ''));
+          toClient(headLines(`HTTP/1.1 101 ${head.statusMessage}`, head.rawHeaders, ''));
           return 2;
         }
         if (head.statusCode < 200) {
@@ -144,23 +172,24 @@ export function exchange(
           client.socket.destroy();
           settle(status);
         } else if (up.reused && !retried && !req.hasBody) {
-          send(true);
+          connect(true);
         } else {
           settle(vmNotAnswering(target.vm.name, target.port, cause));
         }
       },
       drain: () => client.release('vm busy'),
       batch<T>(parse: () => T): T {
-        client.socket.cork();
+        batching = true;
         try {
           return parse();
         } finally {
-          client.socket.uncork();
+          batching = false;
+          flush();
         }
       },
     });
 
-    const send = (fresh: boolean) => {
+    const connect = (fresh: boolean) => {
       pool.take(target.vm, target.port, fresh || target.tunnel).then(
         (up) => {
           if (settled) return pool.give(up);
@@ -171,7 +200,7 @@ export function exchange(
         (err: unknown) => settle(vmNotAnswering(target.vm.name, target.port, err)),
       );
     };
-    send(false);
+    connect(false);
   });
 }
 

@@ -103,8 +103,10 @@ export class UpstreamPool {
   async take(vm: VmRecord, port: number, fresh: boolean): Promise<Upstream> {
     const key = `${vm.id}:${port}`;
     const idle = this.#idle.get(key);
-    if (!fresh && idle !== undefined && idle.length > 0) {
+    while (!fresh && idle !== undefined && idle.length > 0) {
       const upstream = idle.pop()!;
+      // Closed while idle, its 'close' not yet seen: never handed out.
+      if (upstream.socket.destroyed) continue;
       upstream.socket.setTimeout(0);
       return upstream;
     }
@@ -116,6 +118,7 @@ export class UpstreamPool {
   /** Keeps `upstream`, whose exchange ended cleanly, for the next request to its VM and port. */
   give(upstream: Upstream): void {
     upstream.handler = null;
+    if (upstream.socket.destroyed) return;
     upstream.reused = true;
     upstream.socket.setTimeout(IDLE_MS);
     const idle = this.#idle.get(upstream.key);
