@@ -178,7 +178,13 @@ export async function createService(
       rateLimiter,
       shutdown: shutdown.signal,
     });
-    const proxy = createVmProxy({ deps, auth, rateLimiter });
+    const proxy = createVmProxy({
+      deps,
+      auth,
+      rateLimiter,
+      loopMark,
+      limits: connectionLimits,
+    });
     closers.push(() => proxy.close());
     // A request no route takes: one log line like every request, answered by the funnel.
     const refuse = (req: IncomingMessage, res: ServerResponse, refusal: ExectlError) =>
@@ -204,7 +210,8 @@ export async function createService(
       if (repeated !== null) return refuse(req, res, repeated);
       // `Host: <vm>.<domain>` is the VM's address, whatever the path (SPEC §6).
       const vm = proxy.vmLabel(req);
-      if (vm !== null) return proxy.forward(req, res, vm);
+      // The VM proxy serves connections whose first request is for a VM; this one's was not.
+      if (vm !== null) return proxy.misdirected(req, res);
       const path = (req.url ?? '/').split('?')[0];
       if (path === '/exec') return exec(req, res);
       if (path === '/healthz') return health(req, res);
@@ -220,6 +227,7 @@ export async function createService(
       tls: config.tls,
       route,
       upgrade: proxy.upgrade,
+      claim: proxy,
       socketPath: machines.socketFor('http'),
       limits: connectionLimits,
       log: config.log,

@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { publicFailure } from '../../errors.js';
 
 /** What the funnel reports to the request log: the status sent and, for 500s, the cause. */
@@ -47,4 +47,45 @@ export function writeJson(
   });
   res.writeHead(status, head);
   res.end(text);
+}
+
+/**
+ * The funnel's answer for the VM proxy's raw connections (proxy-connection.ts): the same status,
+ * headers and body as {@link sendError} writes, as the bytes of one HTTP/1.1 answer, which says
+ * whether the connection stays open after it.
+ */
+export function errorAnswerBytes(
+  err: unknown,
+  headers: Record<string, string>,
+  keepAlive: boolean,
+): { bytes: string; outcome: FunnelOutcome } {
+  const { error, detail } = publicFailure(err);
+  const body = JSON.stringify(error.body === undefined ? { error: error.message } : error.body);
+  const text = Buffer.from(`${body}\n`, 'utf8').toString('latin1');
+  let head = `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}\r\n`;
+  for (const [name, value] of Object.entries(Object.assign({}, headers, error.headers))) {
+    head += `${name}: ${value}\r\n`;
+  }
+  head +=
+    `Content-Type: application/json\r\nContent-Length: ${text.length}\r\n` +
+    `Date: ${new Date().toUTCString()}\r\n${connectionHeader(keepAlive)}\r\n`;
+  const outcome =
+    detail === undefined ? { status: error.status } : { status: error.status, detail };
+  return { bytes: head + text, outcome };
+}
+
+/** The `Connection` header(s) node:http writes on a keep-alive or closing answer. */
+export function connectionHeader(keepAlive: boolean): string {
+  return keepAlive
+    ? `Connection: keep-alive\r\nKeep-Alive: timeout=5\r\n`
+    : 'Connection: close\r\n';
+}
+
+/**
+ * node:http's own answer to bytes that are not HTTP/1.1 it accepts, to heads past the size
+ * limit, to a head that took too long and to an `Expect` it does not know, sent before the
+ * connection is closed: the proxy's raw connections answer them the same.
+ */
+export function refusalBytes(status: 400 | 408 | 417 | 431): string {
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`;
 }

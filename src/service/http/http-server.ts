@@ -9,6 +9,7 @@ import {
   createServer as createNetServer,
   type AddressInfo,
   type Server as NetServer,
+  type Socket,
 } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ExectlError } from '../../errors.js';
@@ -42,6 +43,15 @@ export interface HttpListenerOptions {
   route: RequestHandler;
   /** Requests asking for a protocol upgrade (`Connection: upgrade`); absent: served as plain. */
   upgrade?: UpgradeHandler;
+  /**
+   * Sees each new connection first (after TLS): keeps it (the VM proxy) or gives it back, with
+   * the bytes it read, for node:http to serve as any other.
+   */
+  claim?: {
+    serveConnection(socket: Socket, handBack: (socket: Socket, read: Buffer[]) => void): void;
+    /** Ends the connections it kept: idle ones now, the others after their answer or `graceMs`. */
+    closeConnections(graceMs: number): void;
+  };
   /** The unix socket the VMs' relays connect to (see {@link listenForVms}); null: none. */
   socketPath?: string | null;
   /** Caps on open connections and idle times (connection-caps.ts). */
@@ -77,6 +87,7 @@ export async function listenHttp(options: HttpListenerOptions): Promise<HttpList
         handle,
       )
     : createHttpServer(serverOptions, handle);
+  if (options.claim !== undefined) claimConnections(server, tls !== null, options.claim);
   capConnections(server, limits, options.name, options.log);
   // "Expect: 100-continue" is answered by the route when it is ready to read the body, so a
   // request refused on its headers alone (405, 401, 429, a declared 413) never invites it.
@@ -114,12 +125,41 @@ export async function listenHttp(options: HttpListenerOptions): Promise<HttpList
       new Promise<void>((resolve) => {
         inVms?.close();
         server.close(() => resolve());
+        options.claim?.closeConnections(graceMs);
         server.closeIdleConnections();
         // A tunnel (WebSocket) has no end of its own to wait for.
         for (const socket of upgraded) socket.destroy();
         setTimeout(() => server.closeAllConnections(), graceMs).unref();
       }),
   };
+}
+
+/**
+ * Puts `claim` before node:http on each new connection: node:http's own listener (on the TLS
+ * server, the one for `secureConnection`) runs only for connections `claim` gives back, with
+ * the bytes claim read put back first. node:http then reads them as if it had been first.
+ */
+function claimConnections(
+  server: Server,
+  tls: boolean,
+  claim: NonNullable<HttpListenerOptions['claim']>,
+): void {
+  const event = tls ? 'secureConnection' : 'connection';
+  const nodeOwn = server.listeners(event) as ((socket: Socket) => void)[];
+  server.removeAllListeners(event);
+  const handBack = (socket: Socket, read: Buffer[]) => {
+    if (read.length > 0) socket.unshift(read.length === 1 ? read[0]! : Buffer.concat(read));
+    // node:http would read the handle natively from now on, past the bytes put back: it must
+    // go on reading through the stream (`_consumed` is how node:http marks a handle it took).
+    const handle = (socket as unknown as { _handle?: { _consumed?: boolean } })._handle;
+    if (handle) handle._consumed = true;
+    for (const listener of nodeOwn) listener.call(server, socket);
+    socket.resume();
+  };
+  server.on(event, (socket: Socket) => {
+    // A connection past the caps (connection-caps.ts) was destroyed before it got here.
+    if (!socket.destroyed) claim.serveConnection(socket, handBack);
+  });
 }
 
 /**

@@ -44,7 +44,10 @@ interface HeadersToVmOptions {
  * each other dialect's names, `X-ExeDev-Email`, `X-ExeDev-UserID`, `X-ExeDev-Token-Ctx`); and
  * `X-Forwarded-For/-Host/-Proto`.
  */
-export function headersToVm(req: IncomingMessage, options: HeadersToVmOptions): string[] {
+export function headersToVm(
+  req: Pick<IncomingMessage, 'rawHeaders' | 'headers' | 'socket'>,
+  options: HeadersToVmOptions,
+): string[] {
   const connectionScoped = options.tunnel ? new Set<string>() : connectionHeaders(req.rawHeaders);
   const out: string[] = [];
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
@@ -70,6 +73,22 @@ export function headersToVm(req: IncomingMessage, options: HeadersToVmOptions): 
   if (req.headers.host !== undefined) out.push('X-Forwarded-Host', req.headers.host);
   const encrypted = (req.socket as Partial<TLSSocket>).encrypted === true;
   out.push('X-Forwarded-Proto', encrypted ? 'https' : 'http');
+  return out;
+}
+
+/**
+ * A chunked request's trailers for the VM's server: the same proxy-only, hop-by-hop and
+ * `Proxy-Authorization` names stay behind as in the head (some servers merge trailers into the
+ * headers they show the application).
+ */
+export function trailersToVm(rawTrailers: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + 1 < rawTrailers.length; i += 2) {
+    const lower = rawTrailers[i]!.toLowerCase();
+    if (isProxyOnly(lower) || HOP_BY_HOP_HEADERS.has(lower)) continue;
+    if (lower === 'authorization') continue;
+    out.push(rawTrailers[i]!, rawTrailers[i + 1]!);
+  }
   return out;
 }
 

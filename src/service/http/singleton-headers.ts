@@ -15,7 +15,7 @@ const SINGLETONS = new Map([
 ]);
 
 /** A 400 naming the first header `req` repeats of {@link SINGLETONS}, or null when none is. */
-export function repeatedSingleton(req: IncomingMessage): ExectlError | null {
+export function repeatedSingleton(req: Pick<IncomingMessage, 'rawHeaders'>): ExectlError | null {
   const seen = new Set<string>();
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {

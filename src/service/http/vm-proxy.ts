@@ -1,23 +1,32 @@
 // The VM proxy (SPEC §6): a request for `<vm>.<domain>` reaches the VM's server on its default
-// port once proxy-auth.ts lets it in, with the headers of proxy-headers.ts; upgrades (WebSocket)
-// go through upgrade-tunnel.ts. One log line per request, via `proxy`, never the token.
+// port once proxy-auth.ts lets it in, with the headers of proxy-headers.ts. The listener hands
+// it every new connection (serveConnection): one whose first request names a VM is served here
+// on the raw socket (proxy-connection.ts: llhttp framing, every request checked in turn), any
+// other goes back to node:http. One log line per request, via `proxy`, never the token.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ExectlError } from '../../errors.js';
 import { dialectsOf, vmDomainOf } from '../config.js';
 import { servicePorts, type ServiceDeps } from '../deps.js';
+import { carriesMark, integrationLoop } from '../integrations/loop.js';
 import { newLogEntry, runLogged, type RequestLogEntry } from '../request-log.js';
-import { sendError } from './error-funnel.js';
+import type { RateLimiter } from '../rules/rate-limit.js';
+import type { ConnectionLimits } from './connection-caps.js';
+import { errorAnswerBytes, refusalBytes, sendError } from './error-funnel.js';
 import { heldBack } from './hold-back.js';
+import type { ClientSide, ProxiedRequest } from './proxied-request.js';
 import { admitToVm, type ProxyGate } from './proxy-auth.js';
+import { serveConnection } from './proxy-connection.js';
+import { ProxyConnections } from './proxy-connections.js';
 import { proxyCredential } from './proxy-credential.js';
+import { exchange, type VmTarget } from './proxy-exchange.js';
 import { headersToVm } from './proxy-headers.js';
 import { vmLabelFromHost } from './proxy-host.js';
-import { createUpstreamAgent, relayToVm } from './proxy-relay.js';
-import type { RateLimiter } from '../rules/rate-limit.js';
 import type { TokenAuthenticator } from './token-auth.js';
-import { refuseOnSocket, tunnelToVm } from './upgrade-tunnel.js';
 import { repeatedSingleton } from './singleton-headers.js';
+import { joinTunnel, refuseOnSocket } from './upgrade-tunnel.js';
+import { UpstreamPool } from './upstream-pool.js';
 
 interface VmProxyOptions {
   deps: Pick<ServiceDeps, 'store' | 'config' | 'endpoints' | 'machines'>;
@@ -25,25 +34,33 @@ interface VmProxyOptions {
   auth: TokenAuthenticator;
   /** The per-key buckets /exec uses; null when rate limiting is off. */
   rateLimiter: RateLimiter | null;
+  /** The mark of requests this service's integrations forwarded (integrations/loop.ts). */
+  loopMark: string;
+  /** The listener's idle and header timeouts, which its proxy connections keep too. */
+  limits: Pick<ConnectionLimits, 'headersTimeoutMs' | 'keepAliveTimeoutMs'>;
 }
 
-interface VmProxy {
-  /** The VM label a request is addressed to by its Host, or null when it is for the service. */
-  vmLabel(req: IncomingMessage): string | null;
-  /** Answers a request addressed to the VM `label` (found by {@link VmProxy.vmLabel}). */
-  forward(req: IncomingMessage, res: ServerResponse, label: string): Promise<void>;
+export interface VmProxy {
   /**
-   * The HTTP listener's `upgrade` handler: tunnels upgrades addressed to a VM and refuses every
-   * other one with 400 (only VM servers speak WebSocket).
+   * Serves a new connection of the HTTP listener when its first request is for a VM; otherwise
+   * gives it to `handBack` (node:http) with the bytes read from it so far.
    */
+  serveConnection(socket: Socket, handBack: (socket: Socket, read: Buffer[]) => void): void;
+  /** The VM label a request node:http serves is addressed to, or null when it is the service's. */
+  vmLabel(req: IncomingMessage): string | null;
+  /** Answers a request for a VM that came on a connection of the service's own endpoints. */
+  misdirected(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** node:http's `upgrade` handler: refuses them all (its connections are the service's). */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Ends idle connections now, the others once their answer is written (or after `graceMs`). */
+  closeConnections(graceMs: number): void;
   /** Closes the idle connections kept to VMs' servers (at shutdown). */
   close(): void;
 }
 
 /** Builds the VM proxy of the HTTP listener. */
 export function createVmProxy(options: VmProxyOptions): VmProxy {
-  const { store, config } = options.deps;
+  const { store, config, machines } = options.deps;
   const gate: ProxyGate = {
     store,
     auth: options.auth,
@@ -51,19 +68,15 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
     vmDomain: vmDomainOf(config),
   };
   const dialects = dialectsOf(config);
-  const upstreams = createUpstreamAgent();
+  const pool = new UpstreamPool((vm, port) => machines.connect(vm, port));
   const ownPorts = ownPortsOf(options.deps.endpoints);
+  const connections = new ProxyConnections(options.limits);
 
   /** Admits the request and says where it goes and with which headers. */
-  const target = async (
-    req: IncomingMessage,
-    label: string,
-    entry: RequestLogEntry,
-    tunnel: boolean,
-  ) => {
+  const target = async (req: ProxiedRequest, entry: RequestLogEntry): Promise<VmTarget> => {
     const credential = proxyCredential(req.headers, dialects);
     const { vm, visitor } = await heldBack(() =>
-      admitToVm(gate, label, credential.token, req.socket),
+      admitToVm(gate, req.label, credential.token, req.socket),
     );
     if (visitor !== null) entry.fingerprint = visitor.principal.keyFingerprint;
     const { dropAuthorization } = credential;
@@ -80,51 +93,113 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
         hint: `its owner resumes it with "resume ${vm.name}"`,
       });
     }
-    return {
-      vmName: vm.name,
-      port: vm.defaultPort,
-      // Inside the VM's own network (a relay socket), never a port of the host.
-      to: await options.deps.machines.portTarget(vm, vm.defaultPort),
-      headers: headersToVm(req, { visitor, dropAuthorization, tunnel, dialects }),
+    const tunnel = req.head.upgrade;
+    const headers = headersToVm(req, { visitor, dropAuthorization, tunnel, dialects });
+    return { vm, port: vm.defaultPort, headers, tunnel };
+  };
+
+  const serve = (client: ClientSide, req: ProxiedRequest): Promise<void> => {
+    const entry = newLogEntry('proxy', `${req.method} ${req.label || '-'}`);
+    const work = async () => {
+      if (req.label === '' || req.method === 'CONNECT') {
+        req.head.keepAlive = false;
+        throw req.label === '' ? misdirected() : connectRefused();
+      }
+      if (carriesMark(req.rawHeaders, options.loopMark)) throw integrationLoop();
+      const repeated = repeatedSingleton(req);
+      if (repeated !== null) throw repeated;
+      const to = await target(req, entry);
+      const expect = req.headers.expect;
+      if (expect !== undefined) {
+        // node:http's answer to an expectation it does not know.
+        if (!/^100-continue$/i.test(expect)) {
+          req.head.keepAlive = false;
+          client.write(refusalBytes(417));
+          return 417;
+        }
+        // Asked to confirm before the body is sent: only now, once the request is let in.
+        if (!req.complete && req.head.versionMinor > 0)
+          client.write('HTTP/1.1 100 Continue\r\n\r\n');
+      }
+      return exchange(client, req, to, pool);
     };
+    return runLogged(config.log, entry, work, (err) => {
+      const keepAlive = client.keepAlive(req);
+      if (!keepAlive) req.head.keepAlive = false;
+      const answer = errorAnswerBytes(err, { 'X-Request-Id': entry.requestId }, keepAlive);
+      client.write(answer.bytes);
+      return answer.outcome;
+    });
   };
 
   return {
-    vmLabel: (req) => vmLabelFromHost(req.headers.host, gate.vmDomain),
-
-    forward: (req, res, label) => {
-      const entry = newLogEntry('proxy', `${req.method} ${label}`);
-      const work = async () => {
-        const to = await target(req, label, entry, false);
-        // Asked to confirm before the body is sent: only now, once the request is let in.
-        if (/^100-continue$/i.test(req.headers.expect ?? '')) res.writeContinue();
-        return relayToVm(req, res, to, upstreams);
-      };
-      return runLogged(config.log, entry, work, (err) => {
-        if (!res.headersSent) res.setHeader('X-Request-Id', entry.requestId);
-        return sendError(res, err);
+    serveConnection(socket, handBack) {
+      const connection = serveConnection(socket, {
+        vmLabel: (host) => vmLabelFromHost(host, gate.vmDomain),
+        handBack: (given, read) => {
+          connections.delete(connection);
+          handBack(given, read);
+        },
+        serve,
+        tunnel: joinTunnel,
       });
+      connections.add(connection);
     },
 
-    upgrade(req, socket, head) {
+    vmLabel: (req) => vmLabelFromHost(req.headers.host, gate.vmDomain),
+
+    misdirected: (req, res) =>
+      runLogged(
+        config.log,
+        newLogEntry('proxy', `${req.method} -`),
+        async () => {
+          res.shouldKeepAlive = false;
+          throw misdirected();
+        },
+        (err) => sendError(res, err),
+      ),
+
+    upgrade(req, socket) {
       // A client resetting the connection must never become an unhandled error.
       socket.on('error', () => socket.destroy());
-      const label = vmLabelFromHost(req.headers.host, gate.vmDomain);
-      const entry =
-        label === null ? refusedUpgradeEntry(req) : newLogEntry('proxy', `${req.method} ${label}`);
-      const work = async () => {
-        if (label === null) throw upgradeRefused();
-        const repeated = repeatedSingleton(req);
-        if (repeated !== null) throw repeated;
-        return tunnelToVm(req, socket, head, await target(req, label, entry, true));
-      };
-      void runLogged(config.log, entry, work, (err) =>
-        refuseOnSocket(req, socket, err, entry.requestId),
+      const forVm = vmLabelFromHost(req.headers.host, gate.vmDomain) !== null;
+      const entry = forVm ? newLogEntry('proxy', `${req.method} -`) : refusedUpgradeEntry(req);
+      void runLogged(
+        config.log,
+        entry,
+        async () => {
+          throw forVm ? misdirected() : upgradeRefused();
+        },
+        (err) => refuseOnSocket(req, socket, err, entry.requestId),
       );
     },
 
-    close: () => upstreams.destroy(),
+    closeConnections: (graceMs) => connections.closeAll(graceMs),
+
+    close: () => {
+      connections.stop();
+      pool.close();
+    },
   };
+}
+
+/**
+ * A request whose Host is not the kind its connection serves: the service's own endpoints and
+ * VMs' addresses never share a connection (see README "Choices where the spec is silent").
+ */
+function misdirected(): ExectlError {
+  return new ExectlError(
+    'bad_request',
+    "this connection serves another host: a VM's address and exectl's own endpoints never share one",
+    { hint: 'send this request on a new connection' },
+  );
+}
+
+/** CONNECT asks for a tunnel to anywhere: a VM's address is no forward proxy. */
+function connectRefused(): ExectlError {
+  return new ExectlError('bad_request', 'CONNECT is not available on VM addresses', {
+    hint: "send the request to the VM's address itself",
+  });
 }
 
 /**
@@ -162,10 +237,7 @@ function refusedUpgradeEntry(req: IncomingMessage): RequestLogEntry {
 /** The longest path of a refused upgrade a log line repeats. */
 const PATH_SHOWN = 200;
 
-/**
- * Node hands every upgrade request of the listener to the proxy, /exec's too; only VM servers
- * speak WebSocket, and the request cannot go back to the plain handler once Node let go of it.
- */
+/** Only VM servers speak WebSocket, and node:http serves only the service's own connections. */
 function upgradeRefused(): ExectlError {
   return new ExectlError('bad_request', 'protocol upgrade is only available on VM addresses', {
     hint: 'send the request without an Upgrade header',

@@ -24,6 +24,14 @@ export function cameBack(req: IncomingMessage, mark: string): boolean {
   return req.headersDistinct[LOOP_HEADER]?.includes(mark) === true;
 }
 
+/** {@link cameBack} for a raw header list [name, value...] (the VM proxy's requests). */
+export function carriesMark(rawHeaders: readonly string[], mark: string): boolean {
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    if (rawHeaders[i + 1] === mark && rawHeaders[i]!.toLowerCase() === LOOP_HEADER) return true;
+  }
+  return false;
+}
+
 /** The 508 for a request that {@link cameBack}. */
 export function integrationLoop(): ExectlError {
   return new ExectlError('integration_loop', 'integration loop', {

@@ -58,7 +58,11 @@ export interface Echo {
 
 /** The servers this folder has for running inside a VM. */
 export type VmServerFile =
-  'echo-server.mjs' | 'closing-server.mjs' | 'zeros-server.mjs' | 'python-server.py';
+  | 'echo-server.mjs'
+  | 'closing-server.mjs'
+  | 'zeros-server.mjs'
+  | 'python-server.py'
+  | 'raw-server.mjs';
 
 /** The commands the fixture's own /exec tokens need. */
 const FIXTURE_CMDS = [

@@ -1,0 +1,142 @@
+// Connections to VMs' servers, kept alive between requests and reused, one pool per VM and
+// port: a connection to one VM never serves another. Each is a socket from
+// `VmMachines.connect` (made inside the VM's network) with Node's llhttp reading its answers.
+import type { Socket } from 'node:net';
+import type { VmRecord } from '../store/index.js';
+import type { VmMachines } from '../vm/index.js';
+import { createParser, type ParsedHead, type ParseFailure } from './http-parser.js';
+
+/**
+ * How long an idle connection to a VM's server is kept for the next request: less than the
+ * 5 s node:http servers keep theirs, so that the proxy, not the server, is the one to close it
+ * (a request sent on a connection the server is closing would fail).
+ */
+const IDLE_MS = 4_000;
+
+/** What the exchange using a connection is told of it. */
+export interface UpstreamHandler {
+  /** An answer's head; returns what llhttp expects (see ParserEvents.head). */
+  head(head: ParsedHead): 0 | 1 | 2;
+  body(chunk: Buffer): void;
+  complete(trailers: string[]): void;
+  /** After a head answered with 2 (a 101): the socket is no longer HTTP; `rest` came after it. */
+  upgraded(socket: Socket, rest: Buffer): void;
+  /** The connection ended or failed (an unparsable answer, a reset) before its exchange did. */
+  gone(cause: unknown): void;
+  /** Its write buffer emptied: the client's body may flow again. */
+  drain(): void;
+  /** Runs the parsing of one read, so that what it writes to the client goes out in one write. */
+  batch<T>(parse: () => T): T;
+}
+
+/** One connection to a VM's server. */
+export class Upstream {
+  readonly socket: Socket;
+  readonly key: string;
+  /** It served a request before: the server may have closed it since (see exchange's retry). */
+  reused = false;
+  handler: UpstreamHandler | null = null;
+  #upgrading = false;
+
+  constructor(socket: Socket, key: string, forget: (upstream: Upstream) => void) {
+    this.socket = socket;
+    this.key = key;
+    const parser = createParser('response', {
+      head: (head) => {
+        const verdict = this.handler?.head(head) ?? 1;
+        this.#upgrading = verdict === 2;
+        return verdict;
+      },
+      body: (chunk) => this.handler?.body(chunk),
+      complete: (trailers) => this.handler?.complete(trailers),
+    });
+    const fail = (cause: unknown) => {
+      const handler = this.handler;
+      this.handler = null;
+      socket.destroy();
+      handler?.gone(cause);
+    };
+    socket.on('data', (chunk: Buffer) => {
+      // Bytes from an idle connection answer nothing that was asked: it cannot be trusted.
+      if (this.handler === null) return fail(new Error('unsolicited bytes'));
+      const parsed = this.handler.batch(() => parser.execute(chunk));
+      if (typeof parsed !== 'number') return fail(parsed);
+      if (this.#upgrading) {
+        socket.removeAllListeners('data');
+        socket.removeAllListeners('end');
+        socket.removeAllListeners('drain');
+        socket.removeAllListeners('timeout');
+        const handler = this.handler;
+        this.handler = null;
+        handler?.upgraded(socket, chunk.subarray(parsed));
+      }
+    });
+    socket.on('end', () => {
+      // The end of an answer delimited by the close completes it; any other end cuts one short.
+      const failure: ParseFailure | undefined = parser.finish();
+      fail(failure ?? new Error('connection closed'));
+    });
+    socket.on('error', fail);
+    socket.on('close', () => {
+      forget(this);
+      parser.free();
+      fail(new Error('connection closed'));
+    });
+    socket.on('drain', () => this.handler?.drain());
+    socket.on('timeout', () => socket.destroy());
+  }
+}
+
+/** The pools of connections to VMs' servers. */
+export class UpstreamPool {
+  readonly #idle = new Map<string, Upstream[]>();
+  readonly #connect: VmMachines['connect'];
+
+  constructor(connect: VmMachines['connect']) {
+    this.#connect = connect;
+  }
+
+  /**
+   * A connection to `port` of `vm`: the most recently idle one of its pool unless `fresh`, else
+   * a new one. @throws the connection's error (`ECONNREFUSED` when nothing listens).
+   */
+  async take(vm: VmRecord, port: number, fresh: boolean): Promise<Upstream> {
+    const key = `${vm.id}:${port}`;
+    const idle = this.#idle.get(key);
+    while (!fresh && idle !== undefined && idle.length > 0) {
+      const upstream = idle.pop()!;
+      // Closed while idle, its 'close' not yet seen: never handed out.
+      if (upstream.socket.destroyed) continue;
+      upstream.socket.setTimeout(0);
+      return upstream;
+    }
+    const socket = await this.#connect(vm, port);
+    socket.setNoDelay(true);
+    return new Upstream(socket, key, (gone) => this.#remove(gone));
+  }
+
+  /** Keeps `upstream`, whose exchange ended cleanly, for the next request to its VM and port. */
+  give(upstream: Upstream): void {
+    upstream.handler = null;
+    if (upstream.socket.destroyed) return;
+    upstream.reused = true;
+    upstream.socket.setTimeout(IDLE_MS);
+    const idle = this.#idle.get(upstream.key);
+    if (idle === undefined) this.#idle.set(upstream.key, [upstream]);
+    else idle.push(upstream);
+  }
+
+  /** Closes every idle connection (at shutdown). */
+  close(): void {
+    for (const idle of this.#idle.values()) for (const upstream of idle) upstream.socket.destroy();
+    this.#idle.clear();
+  }
+
+  #remove(upstream: Upstream): void {
+    const idle = this.#idle.get(upstream.key);
+    const at = idle?.indexOf(upstream) ?? -1;
+    if (at === -1) return;
+    idle!.splice(at, 1);
+    if (idle!.length === 0) this.#idle.delete(upstream.key);
+  }
+}
