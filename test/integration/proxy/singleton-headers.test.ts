@@ -25,6 +25,7 @@ function rawRequest(port: number, head: string): Promise<string> {
 
 const statusLine = (answer: string) => answer.split('\r\n')[0];
 const body = (answer: string) => answer.slice(answer.indexOf('\r\n\r\n') + 4);
+const FRAMING_REFUSAL = 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n';
 const refusal = (header: string) =>
   `{"error":"the request has more than one ${header} header: send exactly one"}\n`;
 
@@ -60,8 +61,9 @@ describe('headers a request carries once only: a second is 400', () => {
         f.port,
         `GET /two HTTP/1.1\r\n${host(hosts[0])}${host(hosts[1])}Connection: close\r\n\r\n`,
       );
-      assert.equal(statusLine(answer), 'HTTP/1.1 400 Bad Request');
-      assert.equal(body(answer), refusal('Host'));
+      // The VM proxy frames requests itself: a second Host is a smuggling shape there, refused
+      // as node:http refuses bad framing (raw 400, the connection closed: nothing after it is read).
+      assert.equal(answer, FRAMING_REFUSAL);
     });
   }
 
@@ -71,8 +73,7 @@ describe('headers a request carries once only: a second is 400', () => {
       `GET /ws HTTP/1.1\r\n${host('alpha')}HOST: beta.localhost:${f.port}\r\n` +
         'Connection: Upgrade\r\nUpgrade: websocket\r\n\r\n',
     );
-    assert.equal(statusLine(answer), 'HTTP/1.1 400 Bad Request');
-    assert.equal(body(answer), refusal('Host'));
+    assert.equal(answer, FRAMING_REFUSAL);
   });
 
   test('two Authorization headers (the app’s Basic, then an exectl token) → 400', async () => {
