@@ -1,5 +1,6 @@
 import type { ServiceDeps } from '../deps.js';
 import { CommandRegistry } from '../dispatch/registry.js';
+import { browserCommand } from './browser.js';
 import { commentCommand } from './comment.js';
 import { cpCommand } from './cp.js';
 import { helpCommand } from './help.js';
@@ -43,6 +44,7 @@ export function buildRegistry(): CommandRegistry<ServiceDeps> {
     whoamiCommand,
     lsCommand,
     newCommand,
+    browserCommand,
     cpCommand,
     rmCommand,
     restartCommand,
