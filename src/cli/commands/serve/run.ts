@@ -130,6 +130,7 @@ async function start(
         owner,
         accounts: service.store.listAccounts().length,
         client: (await isOnPath('exectl', ctx.env.PATH)) ? 'exectl' : 'npx exectl',
+        dashboardLink: service.signInLink(owner.email),
       },
       style,
     ),
