@@ -122,9 +122,7 @@ describe('the dashboard in a browser', () => {
       await page.getByRole('button', { name: section, exact: true }).click();
       await page.getByRole('heading', { level: 2, name: section }).waitFor(WAIT);
       await page.waitForLoadState('networkidle');
-      if (section !== 'VMs' && section !== 'Requests' && section !== 'Tokens') {
-        await keepScreenshot(page, section.toLowerCase().replace(' ', '-'));
-      }
+      await keepScreenshot(page, `section-${section.toLowerCase().replace(' ', '-')}`);
       assert.deepEqual(await unnamedControls(page), [], section);
     }
   });
