@@ -9,15 +9,16 @@ import type { ServiceConfig } from '../config.js';
 /** The `Host` values the dashboard answers to, lower case, for the listener at `httpUrl`. */
 export function allowedHosts(config: Pick<ServiceConfig, 'domain'>, httpUrl: string): Set<string> {
   const url = new URL(httpUrl);
-  const port = url.port;
+  const defaultPort = url.protocol === 'https:' ? '443' : '80';
+  // URL drops a default port: clients send the bare name then, or rarely the name and port.
+  const port = url.port === '' ? defaultPort : url.port;
   const names = new Set([url.hostname, 'localhost', '127.0.0.1', '[::1]', config.domain]);
   const hosts = new Set<string>();
   for (const name of names) {
     // A wildcard listen address is reached through loopback or the domain, never by itself.
     if (name === '0.0.0.0' || name === '[::]') continue;
     hosts.add(`${name}:${port}`.toLowerCase());
-    const defaultPort = url.protocol === 'https:' ? '443' : '80';
-    if (port === '' || port === defaultPort) hosts.add(name.toLowerCase());
+    if (port === defaultPort) hosts.add(name.toLowerCase());
   }
   return hosts;
 }
