@@ -10,6 +10,7 @@ import { sendStream } from '../http/exec-stream.js';
 import type { InFlightCommands } from '../http/in-flight.js';
 import { readBody } from '../http/read-body.js';
 import type { RequestLogEntry } from '../request-log.js';
+import { takeOrRefuse } from '../rules/rate-limit.js';
 import { admitLine, type AdmitEnvironment } from './admit-line.js';
 import { inspectForAccount } from './workbench.js';
 import type { ApiHandler } from './pages.js';
@@ -43,6 +44,8 @@ export function createApi(options: ApiOptions): ApiHandler {
       return 200;
     }
     if (name === 'inspect') {
+      // A signature check costs CPU: it draws on the key's bucket like a command.
+      takeOrRefuse(options.rateLimiter, principal.keyFingerprint);
       const token = (await readBody(req, res, DEFAULTS.bodyLimit)).toString('utf8').trim();
       writeJson(res, 200, inspectForAccount(deps, principal.accountId, token), headers);
       return 200;
