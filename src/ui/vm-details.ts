@@ -44,6 +44,11 @@ export async function showVmDetails(
   const disk = field('Disk (e.g. 10G)', { name: 'disk' });
   const copyName = field('Name of the copy', { name: 'copy' });
   const email = field('Share with (email)', { name: 'email', type: 'email' });
+  const port = field('Port', {
+    name: 'port',
+    inputmode: 'numeric',
+    value: String(share?.port ?? ''),
+  });
   const resize = () => {
     const words = ['resize', vm];
     if (cpu.input.value !== '') words.push('--cpu', q(cpu.input.value));
@@ -133,6 +138,33 @@ export async function showVmDetails(
         'Make private',
         () => void act(`share set-private ${vm}`, `${name} is private`, changed),
         `Make ${name} private`,
+      ),
+    ),
+    h(
+      'form',
+      {
+        'aria-label': `Port of ${name}`,
+        onsubmit: (ev: Event) => {
+          ev.preventDefault();
+          void act(`share port ${vm} ${q(port.input.value)}`, `${name} port set`, changed);
+        },
+      },
+      port.wrap,
+      h('button', { type: 'submit' }, 'Set port'),
+    ),
+    h(
+      'div',
+      { role: 'group', 'aria-label': `Users ${name} is shared with` },
+      ...(share?.users ?? []).map((u) =>
+        button(
+          `Stop sharing with ${u.email}`,
+          () =>
+            void act(
+              `share remove ${vm} ${q(u.email)}`,
+              `${name} no longer shared with ${u.email}`,
+              changed,
+            ),
+        ),
       ),
     ),
     h(

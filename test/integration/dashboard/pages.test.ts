@@ -100,6 +100,26 @@ describe('the dashboard in a browser', () => {
     assert.ok(!(await page.content()).includes(token.slice(20)), 'the pasted token is not echoed');
   });
 
+  test('the workbench makes a svc1 and its curl line; the token works on /exec', async () => {
+    await page.getByRole('button', { name: 'Tokens', exact: true }).click();
+    await page.getByRole('textbox', { name: /^Commands/ }).fill('whoami');
+    await page.getByRole('combobox', { name: 'Expires in' }).selectOption('1h');
+    await page.getByRole('button', { name: 'Make token' }).click();
+    const curl = page.getByRole('textbox', { name: 'curl line' });
+    await curl.waitFor(WAIT);
+    const line = await curl.inputValue();
+    const token = /Bearer (svc1\.[A-Z2-7]{26})'/.exec(line)?.[1];
+    assert.ok(token !== undefined, line);
+    assert.equal(
+      line,
+      `curl -X POST ${svc.url}/exec -H 'Authorization: Bearer ${token}' -d whoami`,
+    );
+    const who = await raw(svc, 'POST', '/exec', { Authorization: `Bearer ${token}` }, 'whoami');
+    assert.equal(who.status, 200, who.body);
+    assert.ok(!(await page.content()).includes('svc0.'), 'no svc0 in the page');
+    await keepScreenshot(page, 'tokens-made');
+  });
+
   test('another account sees only its own VMs', async () => {
     const second = await browser.newPage();
     await second.goto(await askForLink(svc, other));
