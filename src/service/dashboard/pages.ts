@@ -49,7 +49,7 @@ export function createPages(options: PagesOptions) {
     const headers = { 'X-Request-Id': entry.requestId, ...PAGE_HEADERS };
     const work = async (): Promise<number> => {
       checkHost(req, options.hosts());
-      if (signIn) return redeem(req, res, path.slice(SIGN_IN_PATH.length), headers);
+      if (signIn) return redeem(req, res, path.slice(SIGN_IN_PATH.length), headers, entry);
       const asset = path.startsWith('/_/api/') ? undefined : assetAt(path.slice('/_/'.length));
       if (asset !== undefined) {
         entry.routine = { host: req.headers.host ?? '-' };
@@ -73,6 +73,7 @@ export function createPages(options: PagesOptions) {
     res: ServerResponse,
     secret: string,
     headers: Record<string, string>,
+    entry: RequestLogEntry,
   ): number {
     if (req.method !== 'GET') throw notAllowed('GET');
     const session = signIns.redeem(secret);
@@ -85,7 +86,9 @@ export function createPages(options: PagesOptions) {
         },
       );
     }
-    const maxAge = Math.max(1, Math.floor((session.untilMs - Date.now()) / 1000));
+    // The key that asked: the sign-in shows in that account's live log.
+    entry.fingerprint = session.grant.keyFingerprint;
+    const maxAge = Math.max(1, Math.floor(session.lifetimeMs / 1000));
     res.writeHead(303, {
       ...headers,
       Location: '/_/',

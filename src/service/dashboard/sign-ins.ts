@@ -45,10 +45,12 @@ export class SignIns {
   }
 
   /**
-   * Uses the link `secret` up and opens a session: its id (the cookie's value), or undefined
-   * when the link is unknown, used already or expired.
+   * Uses the link `secret` up and opens a session: its id (the cookie's value), its grant and
+   * how long it lasts, or undefined when the link is unknown, used already or expired.
    */
-  redeem(secret: string): { sessionId: string; untilMs: number } | undefined {
+  redeem(
+    secret: string,
+  ): { sessionId: string; grant: Grant; untilMs: number; lifetimeMs: number } | undefined {
     const key = digest(secret);
     const link = this.#links.get(key);
     this.#links.delete(key);
@@ -58,7 +60,7 @@ export class SignIns {
     const tokenEndMs = link.grant.exp === null ? Infinity : link.grant.exp * 1000;
     const untilMs = Math.min(nowMs + SESSION_LIFETIME_MS, tokenEndMs);
     hold(this.#sessions, digest(sessionId), { grant: link.grant, untilMs });
-    return { sessionId, untilMs };
+    return { sessionId, grant: link.grant, untilMs, lifetimeMs: untilMs - nowMs };
   }
 
   /** The grant of a live session, or undefined (unknown, expired, or ended). */

@@ -186,7 +186,7 @@ describe('dashboard security (SPEC §11)', () => {
     await raw(svc, 'POST', '/_/api/exec', fromPage(svc, cookie), 'whoami');
     const secret = new URL(link).pathname.split('/').pop()!;
     const session = cookie.split('=')[1]!;
-    assert.ok(svc.logs.some((l) => l.includes('cmd="GET /_/signin"')));
+    assert.ok(svc.logs.some((l) => / key=SHA256:\S+ cmd="GET \/_\/signin" status=303 /.test(l)));
     for (const line of svc.logs) {
       assert.ok(!line.includes(secret), line);
       assert.ok(!line.includes(session), line);
