@@ -56,31 +56,11 @@ export async function showVmDetails(
     if (disk.input.value !== '') words.push('--disk', q(disk.input.value));
     void act(words.join(' '), `${name} resized`, changed);
   };
+  const usage = h('div', {}, usageTable(name, stat));
   fill(
     el,
     h('h3', {}, `VM ${name}: ${stat.status}`),
-    table(
-      `Limits and usage of ${name}`,
-      ['', 'CPUs', 'Memory', 'Processes', 'Disk', 'CPU time'],
-      [
-        [
-          'Limit',
-          String(stat.limits.cpus ?? '—'),
-          size(stat.limits.memory_bytes),
-          String(stat.limits.pids ?? '—'),
-          size(stat.limits.disk_bytes),
-          '',
-        ],
-        [
-          'Used',
-          '',
-          size(stat.usage.memory_bytes),
-          String(stat.usage.pids ?? '—'),
-          size(stat.usage.disk_bytes),
-          `${stat.usage.cpu_seconds ?? '—'} s`,
-        ],
-      ],
-    ),
+    usage,
     h(
       'div',
       { role: 'group', 'aria-label': `Actions on ${name}` },
@@ -179,5 +159,37 @@ export async function showVmDetails(
       email.wrap,
       h('button', { type: 'submit' }, 'Share'),
     ),
+  );
+}
+
+/** Reads VM `name`'s usage again into its panel's table, leaving the forms as they are. */
+export async function refreshUsage(el: HTMLElement, name: string): Promise<void> {
+  const table = el.querySelector('table');
+  if (table === null) return;
+  table.replaceWith(usageTable(name, await run<Stat>(`stat ${q(name)}`)));
+}
+
+function usageTable(name: string, stat: Stat): HTMLTableElement {
+  return table(
+    `Limits and usage of ${name}`,
+    ['', 'CPUs', 'Memory', 'Processes', 'Disk', 'CPU time'],
+    [
+      [
+        'Limit',
+        String(stat.limits.cpus ?? '—'),
+        size(stat.limits.memory_bytes),
+        String(stat.limits.pids ?? '—'),
+        size(stat.limits.disk_bytes),
+        '',
+      ],
+      [
+        'Used',
+        '',
+        size(stat.usage.memory_bytes),
+        String(stat.usage.pids ?? '—'),
+        size(stat.usage.disk_bytes),
+        `${stat.usage.cpu_seconds ?? '—'} s`,
+      ],
+    ],
   );
 }

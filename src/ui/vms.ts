@@ -4,7 +4,7 @@ import { q, run } from './api.js';
 import { act } from './actions.js';
 import { announce, button, field, fill, h, table } from './dom.js';
 import type { Section } from './main.js';
-import { showVmDetails } from './vm-details.js';
+import { refreshUsage, showVmDetails } from './vm-details.js';
 
 /** One VM as `ls` lists it. */
 export interface VmRow {
@@ -46,15 +46,18 @@ export const showVms: Section = (main, open) => {
     h('button', { type: 'submit' }, 'Create VM'),
   );
 
-  // The timer redraws the list only: an open panel's forms keep what is being typed.
   const refresh = async (withDetails = true): Promise<void> => {
     try {
       const { vms } = await run<{ vms: VmRow[] }>('ls');
       fill(list, vmTable(vms));
-      if (!withDetails) return;
-      if (shown !== undefined && vms.some((vm) => vm.vm_name === shown)) {
-        await showVmDetails(details, shown, refresh, open);
-      } else fill(details);
+      if (shown !== undefined && !vms.some((vm) => vm.vm_name === shown)) {
+        shown = undefined;
+        fill(details);
+      }
+      if (shown === undefined) return;
+      // The timer redraws only the usage: the panel's forms keep what is being typed.
+      if (withDetails) await showVmDetails(details, shown, refresh, open);
+      else await refreshUsage(details, shown);
     } catch (err) {
       announce(String(err), true);
     }
