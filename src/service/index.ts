@@ -6,7 +6,7 @@ import { startAdminSocket } from './admin/index.js';
 import { buildRegistry } from './commands/index.js';
 import type { ServiceConfig } from './config.js';
 import type { ServiceDeps, ServiceEndpoints } from './deps.js';
-import { createDashboard, RequestHistory, SignIns } from './dashboard/index.js';
+import { createDashboard, loggedPath, RequestHistory, SignIns } from './dashboard/index.js';
 import { SIGN_IN_PATH } from './commands/browser.js';
 import { createExecHandler } from './http/exec-handler.js';
 import { createHealthHandler } from './http/healthz.js';
@@ -199,7 +199,7 @@ export async function createService(
     const refuse = (req: IncomingMessage, res: ServerResponse, refusal: ExectlError) =>
       runLogged(
         config.log,
-        newLogEntry('http', `${req.method} ${(req.url ?? '/').split('?')[0]}`),
+        newLogEntry('http', `${req.method} ${loggedPath((req.url ?? '/').split('?')[0]!)}`),
         async () => {
           throw refusal;
         },

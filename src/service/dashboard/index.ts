@@ -13,6 +13,7 @@ import { createTerminalUpgrade } from './terminal.js';
 
 export { RequestHistory } from './request-history.js';
 export { SignIns } from './sign-ins.js';
+export { loggedPath } from './pages.js';
 
 /** Where the dashboard lives on the HTTP listener. */
 const PREFIX = '/_/';

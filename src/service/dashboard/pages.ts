@@ -13,6 +13,11 @@ import { SIGN_IN_PATH } from '../commands/browser.js';
 import { sessionCookie } from './session.js';
 import type { SignIns } from './sign-ins.js';
 
+/** `path` as a log line may show it: a sign-in link's secret never (SPEC §11). */
+export function loggedPath(path: string): string {
+  return path.startsWith(SIGN_IN_PATH) ? '/_/signin' : path;
+}
+
 /** Headers on every dashboard answer: no framing, no referrer (a link secret is in a URL). */
 export const PAGE_HEADERS = {
   'Content-Security-Policy':
@@ -45,7 +50,7 @@ export function createPages(options: PagesOptions) {
     const path = (req.url ?? '/').split('?')[0]!;
     const signIn = path.startsWith(SIGN_IN_PATH);
     // A link's secret is never written down: the line names the sign-in, not the link.
-    const entry = newLogEntry('dashboard', `${req.method} ${signIn ? '/_/signin' : path}`);
+    const entry = newLogEntry('dashboard', `${req.method} ${loggedPath(path)}`);
     const headers = { 'X-Request-Id': entry.requestId, ...PAGE_HEADERS };
     const work = async (): Promise<number> => {
       checkHost(req, options.hosts());

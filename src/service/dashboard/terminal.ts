@@ -16,9 +16,12 @@ import { newLogEntry, runLogged } from '../request-log.js';
 import type { LogSink } from '../config.js';
 import { admitLine, type AdmitEnvironment } from './admit-line.js';
 import { checkHost, checkOrigin } from './guard.js';
+import { loggedPath } from './pages.js';
 import { sessionPrincipal } from './session.js';
 import type { SignIns } from './sign-ins.js';
 
+/** The one WebSocket of the dashboard. */
+const TERMINAL_PATH = '/_/api/terminal';
 /** The largest frame the page may send: keystrokes and pastes, never more. */
 const MAX_FRAME = 64 * 1024;
 /** Screen bytes waiting to be sent before the shell's output is paused. */
@@ -38,9 +41,16 @@ export function createTerminalUpgrade(options: TerminalOptions) {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME });
   return (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on('error', () => socket.destroy());
-    const entry = newLogEntry('dashboard', 'ssh');
+    const path = (req.url ?? '').split('?')[0]!;
+    // Until the dispatcher names the command (`ssh`): the path, a sign-in's secret left out.
+    const entry = newLogEntry('dashboard', `${req.method} ${loggedPath(path)}`);
     const work = async (): Promise<number> => {
       checkHost(req, options.hosts());
+      if (path !== TERMINAL_PATH) {
+        throw new ExectlError('not_found', 'not found', {
+          hint: `the terminal's WebSocket is ${TERMINAL_PATH}`,
+        });
+      }
       const principal = sessionPrincipal(req, options.signIns, options.deps.store);
       checkOrigin(req, options.tls);
       const query = new URL(req.url ?? '', 'http://x').searchParams;

@@ -124,6 +124,16 @@ describe('dashboard security (SPEC §11)', () => {
     assert.equal(await refusal({ Cookie: cookie }, 'http://attacker.example'), 403);
     assert.equal(await refusal({ Cookie: cookie }), 403);
     assert.equal(await refusal({}, svc.url), 401);
+    const elsewhere = new WebSocket(`${svc.url.replace('http', 'ws')}/_/signin/${'A'.repeat(43)}`, {
+      headers: { Cookie: cookie },
+      origin: svc.url,
+    });
+    const status = await new Promise<number>((resolve) => {
+      elsewhere.on('unexpected-response', (_req, res) => resolve(res.statusCode!));
+      elsewhere.on('error', () => {});
+    });
+    assert.equal(status, 404);
+    assert.ok(!svc.logs.some((l) => l.includes('A'.repeat(43))));
     // The right Origin and session: the dispatcher's own answer for a VM that does not exist.
     assert.equal(await refusal({ Cookie: cookie }, svc.url), 422);
   });
