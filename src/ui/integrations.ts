@@ -8,8 +8,10 @@ interface Integration {
   name: string;
   type: string;
   comment: string;
-  target: string;
+  target: string | null;
   attachments: string[];
+  /** Only the names: the values are secrets that never leave the server. */
+  header_names: string[];
 }
 
 export const showIntegrations: Section = (main) => {
@@ -21,11 +23,12 @@ export const showIntegrations: Section = (main) => {
         list,
         table(
           'Your integrations',
-          ['Name', 'Type', 'Target', 'Attached to', 'Comment', 'Actions'],
+          ['Name', 'Type', 'Target', 'Headers', 'Attached to', 'Comment', 'Actions'],
           integrations.map((i) => [
             i.name,
             i.type,
-            i.target,
+            i.target ?? '',
+            i.header_names.join(', '),
             i.attachments.join(', '),
             i.comment,
             button(
