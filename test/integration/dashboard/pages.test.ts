@@ -22,7 +22,8 @@ describe('the dashboard in a browser', () => {
   let ownerToken: string;
 
   before(async () => {
-    svc = await startTestService();
+    // The runtime users get (machine VMs for a root server): the terminal is their real shell.
+    svc = await startTestService({ runtime: 'auto' });
     other = await svc.addAccount('other@example.com');
     ownerToken = await svc.token('{"cmds":["ls","new","rm"]}');
     browser = await launchBrowser();
