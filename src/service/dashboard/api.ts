@@ -13,7 +13,7 @@ import type { RequestLogEntry } from '../request-log.js';
 import { takeOrRefuse } from '../rules/rate-limit.js';
 import { admitLine, type AdmitEnvironment } from './admit-line.js';
 import { inspectForAccount } from './workbench.js';
-import type { ApiHandler } from './pages.js';
+import { PAGE_HEADERS, type ApiHandler } from './pages.js';
 import type { RequestHistory } from './request-history.js';
 import { sessionIdOf, sessionPrincipal } from './session.js';
 import type { SignIns } from './sign-ins.js';
@@ -30,7 +30,7 @@ export function createApi(options: ApiOptions): ApiHandler {
   return async (req, res, entry) => {
     const name = (req.url ?? '').split('?')[0]!.slice('/_/api/'.length);
     const principal = sessionPrincipal(req, signIns, deps.store);
-    const headers = { 'X-Request-Id': entry.requestId };
+    const headers = { 'X-Request-Id': entry.requestId, ...PAGE_HEADERS };
     if (name === 'exec') return exec(req, res, entry, principal, headers);
     if (name === 'log') {
       // Polled every few seconds: routine, and not itself one of the requests it lists.
@@ -45,12 +45,14 @@ export function createApi(options: ApiOptions): ApiHandler {
     }
     if (name === 'inspect') {
       // A signature check costs CPU: it draws on the key's bucket like a command.
+      entry.fingerprint = principal.keyFingerprint;
       takeOrRefuse(options.rateLimiter, principal.keyFingerprint);
       const token = (await readBody(req, res, DEFAULTS.bodyLimit)).toString('utf8').trim();
       writeJson(res, 200, inspectForAccount(deps, principal.accountId, token), headers);
       return 200;
     }
     if (name === 'signout') {
+      entry.fingerprint = principal.keyFingerprint;
       signIns.end(sessionIdOf(req)!);
       writeJson(res, 200, { signed_out: true }, headers);
       return 200;
