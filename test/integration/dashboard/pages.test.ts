@@ -20,12 +20,14 @@ describe('the dashboard in a browser', () => {
   let page: Page;
   let other: GeneratedKey;
   let ownerToken: string;
+  let statToken: string;
 
   before(async () => {
     // The runtime users get (machine VMs for a root server): the terminal is their real shell.
     svc = await startTestService({ runtime: 'auto' });
     other = await svc.addAccount('other@example.com');
     ownerToken = await svc.token('{"cmds":["ls","new","rm"]}');
+    statToken = await svc.token('{"cmds":["stat"]}');
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(WAIT.timeout);
@@ -88,6 +90,32 @@ describe('the dashboard in a browser', () => {
     assert.notEqual(sizeAfter, sizeBefore);
     await keepScreenshot(page, 'terminal');
     await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  test('pause, resume, resize and cp through the page change what ls and stat say', async () => {
+    await page.getByRole('button', { name: 'VMs', exact: true }).click();
+    await page.getByRole('button', { name: 'Details of web' }).click();
+    await page.getByRole('button', { name: 'Pause web' }).click();
+    await page.getByRole('heading', { name: 'VM web: paused' }).waitFor(WAIT);
+    await page.getByRole('button', { name: 'Resume web' }).click();
+    await page.getByRole('heading', { name: 'VM web: running' }).waitFor(WAIT);
+    await page.getByRole('textbox', { name: 'Memory (e.g. 2G)' }).fill('1G');
+    await page.getByRole('button', { name: 'Resize' }).click();
+    await page.getByText('web resized').waitFor(WAIT);
+    const stat = await raw(
+      svc,
+      'POST',
+      '/exec',
+      { Authorization: `Bearer ${statToken}` },
+      'stat web',
+    );
+    assert.equal(JSON.parse(stat.body).limits.memory_bytes, 1024 ** 3, stat.body);
+    await page.getByRole('textbox', { name: 'Name of the copy' }).fill('web-copy');
+    await page.getByRole('button', { name: 'Copy VM' }).click();
+    await page.getByRole('table', { name: 'Your VMs (2)' }).waitFor(WAIT);
+    assert.deepEqual((await lsOverExec()).sort(), ['web', 'web-copy']);
+    await page.getByRole('button', { name: 'Remove web-copy' }).click();
+    await page.getByRole('table', { name: 'Your VMs (1)' }).waitFor(WAIT);
   });
 
   test('the workbench decodes a token and checks it against the account keys', async () => {
