@@ -6,7 +6,13 @@ import { startAdminSocket } from './admin/index.js';
 import { buildRegistry } from './commands/index.js';
 import type { ServiceConfig } from './config.js';
 import type { ServiceDeps, ServiceEndpoints } from './deps.js';
-import { createDashboard, loggedPath, RequestHistory, SignIns } from './dashboard/index.js';
+import {
+  createDashboard,
+  dashboardOrigin,
+  loggedPath,
+  RequestHistory,
+  SignIns,
+} from './dashboard/index.js';
 import { SIGN_IN_PATH } from './commands/browser.js';
 import { createExecHandler } from './http/exec-handler.js';
 import { createHealthHandler } from './http/healthz.js';
@@ -286,7 +292,7 @@ export async function createService(
           cmds: null,
           exp: null,
         };
-        return `${endpoints.http}${SIGN_IN_PATH}${signIns.createLink(grant)}`;
+        return `${dashboardOrigin(config, endpoints.http)}${SIGN_IN_PATH}${signIns.createLink(grant)}`;
       },
       close,
     };

@@ -1,3 +1,4 @@
+import { dashboardOrigin } from '../dashboard/guard.js';
 import { json, type ServiceCommand } from './shared/command.js';
 
 /** Where a sign-in link points on the HTTP listener; the secret follows it. */
@@ -25,6 +26,7 @@ export const browserCommand: ServiceCommand = {
       cmds: principal.cmds,
       exp: principal.exp,
     });
-    return json({ magic_link: `${deps.endpoints.http}${SIGN_IN_PATH}${secret}` });
+    const origin = dashboardOrigin(deps.config, deps.endpoints.http);
+    return json({ magic_link: `${origin}${SIGN_IN_PATH}${secret}` });
   },
 };

@@ -23,6 +23,16 @@ export function allowedHosts(config: Pick<ServiceConfig, 'domain'>, httpUrl: str
   return hosts;
 }
 
+/**
+ * The origin a sign-in link names: the listener's own, or for a wildcard listen address
+ * (`0.0.0.0`, `[::]`), which no browser should be sent to, the `--domain` with its port.
+ */
+export function dashboardOrigin(config: Pick<ServiceConfig, 'domain'>, httpUrl: string): string {
+  const url = new URL(httpUrl);
+  if (url.hostname === '0.0.0.0' || url.hostname === '[::]') url.hostname = config.domain;
+  return url.origin;
+}
+
 /** 403 unless `req`'s Host is one of `hosts`. */
 export function checkHost(req: IncomingMessage, hosts: ReadonlySet<string>): void {
   const host = (req.headers.host ?? '').toLowerCase();

@@ -14,6 +14,7 @@ import { createTerminalUpgrade } from './terminal.js';
 export { RequestHistory } from './request-history.js';
 export { SignIns } from './sign-ins.js';
 export { loggedPath } from './pages.js';
+export { dashboardOrigin } from './guard.js';
 
 /** Where the dashboard lives on the HTTP listener. */
 const PREFIX = '/_/';

@@ -6,7 +6,12 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import fc from 'fast-check';
 import { ExectlError } from '../../../../src/errors.js';
-import { allowedHosts, checkHost, checkOrigin } from '../../../../src/service/dashboard/guard.js';
+import {
+  allowedHosts,
+  checkHost,
+  checkOrigin,
+  dashboardOrigin,
+} from '../../../../src/service/dashboard/guard.js';
 import { sessionCookie, sessionIdOf } from '../../../../src/service/dashboard/session.js';
 
 const request = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
@@ -85,4 +90,16 @@ test('any Cookie header: never throws, and yields only a well-formed id', () => 
       assert.ok(id === undefined || /^[A-Za-z0-9_-]{1,100}$/.test(id));
     }),
   );
+});
+
+test('a link names the listener, or the domain for a wildcard listen address, and is allowed', () => {
+  for (const [domain, url, origin] of [
+    ['localhost', 'http://127.0.0.1:7070', 'http://127.0.0.1:7070'],
+    ['localhost', 'http://0.0.0.0:7070', 'http://localhost:7070'],
+    ['dev.example', 'https://[::]:8443', 'https://dev.example:8443'],
+    ['dev.example', 'http://[::1]:7070', 'http://[::1]:7070'],
+  ] as const) {
+    assert.equal(dashboardOrigin({ domain }, url), origin);
+    checkHost(request({ host: new URL(origin).host }), allowedHosts({ domain }, url));
+  }
 });
