@@ -15,6 +15,7 @@ export const COMMAND_CATALOG: readonly CatalogEntry[] = [
   { path: 'whoami', mutates: false },
   { path: 'ls', mutates: false },
   { path: 'new', mutates: true },
+  { path: 'browser', mutates: true },
   { path: 'cp', mutates: true },
   { path: 'rm', mutates: true },
   { path: 'restart', mutates: true },

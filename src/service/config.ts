@@ -3,6 +3,7 @@ import type { FaultTable } from './dispatch/faults.js';
 import type { VmCeilings } from './rules/ceilings.js';
 import type { ConnectionLimits } from './http/connection-caps.js';
 import type { RateLimit } from './rules/rate-limit.js';
+import type { RequestLogEntry } from './request-log.js';
 
 /** A host and port to listen on. Port 0 asks the OS for a free port (tests use it). */
 export interface ListenAddress {
@@ -17,7 +18,16 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
  * itself, and the sink (the CLI) decides what to show. Request lines are `info`, or `error`
  * for a 500; problems outside a request are `warn` or `error`.
  */
-export type LogSink = (line: string, level?: LogLevel) => void;
+export type LogSink = (line: string, level?: LogLevel, request?: LoggedRequest) => void;
+
+/**
+ * The request a line reports, as data, for a sink that keeps requests (the dashboard's live
+ * log): given only with the one line per request of SPEC §7. `at`: ms since the epoch.
+ */
+export interface LoggedRequest {
+  entry: RequestLogEntry;
+  at: number;
+}
 
 /** Everything `createService` needs; the CLI builds it from flags, env and defaults. */
 export interface ServiceConfig {

@@ -1,4 +1,5 @@
 import type { ServiceConfig } from './config.js';
+import type { SignIns } from './dashboard/sign-ins.js';
 import type { Store } from './store/index.js';
 import type { VmMachines } from './vm/index.js';
 
@@ -18,6 +19,8 @@ export interface ServiceDeps {
   machines: VmMachines;
   config: ServiceConfig;
   endpoints: ServiceEndpoints;
+  /** The dashboard's sign-in links and sessions (`browser`, SPEC §11). */
+  signIns: SignIns;
   /** Milliseconds since the epoch; injected so tests can move time. */
   now(): number;
 }

@@ -6,6 +6,14 @@ import { startAdminSocket } from './admin/index.js';
 import { buildRegistry } from './commands/index.js';
 import { dialectsOf, type ServiceConfig } from './config.js';
 import type { ServiceDeps, ServiceEndpoints } from './deps.js';
+import {
+  createDashboard,
+  dashboardOrigin,
+  loggedPath,
+  RequestHistory,
+  SignIns,
+} from './dashboard/index.js';
+import { SIGN_IN_PATH } from './commands/browser.js';
 import { createExecHandler } from './http/exec-handler.js';
 import { createHealthHandler } from './http/healthz.js';
 import { sendError } from './http/error-funnel.js';
@@ -84,6 +92,11 @@ export interface RunningService {
    * is up).
    */
   markReady(): void;
+  /**
+   * A one-time dashboard link (SPEC §11) for the account `email`, allowed every command, bound
+   * to its first key (removing that key ends the session); null without such an account or key.
+   */
+  signInLink(email: string): string | null;
   /** Stops accepting, ends running commands and VM processes, closes the database. */
   close(): Promise<void>;
 }
@@ -105,9 +118,12 @@ export interface StartOptions {
  * bootstrapping accounts is the caller's (see accounts.ts).
  */
 export async function createService(
-  config: ServiceConfig,
+  givenConfig: ServiceConfig,
   { holdReady = false }: StartOptions = {},
 ): Promise<RunningService> {
+  // Every request line also feeds the dashboard's live log of each account's requests.
+  const history = new RequestHistory();
+  const config: ServiceConfig = { ...givenConfig, log: history.tap(givenConfig.log) };
   // Held until the very end of close(): one server per data folder (SPEC §7).
   const lock = lockDataFolder(config.dataDir, 'stop that server or use another --data');
   let store: Store;
@@ -162,7 +178,8 @@ export async function createService(
     closers.push(() => reflection.close());
     endpoints.reflection = reflection.url;
 
-    const deps: ServiceDeps = { store, machines, config, endpoints, now: Date.now };
+    const signIns = new SignIns(Date.now);
+    const deps: ServiceDeps = { store, machines, config, endpoints, signIns, now: Date.now };
     const registry = buildRegistry(dialectsOf(config));
     const rateLimiter = config.rateLimit === null ? null : new RateLimiter(config.rateLimit);
     // `--rate-limit 0` turns off the limit on failures per address too.
@@ -185,12 +202,20 @@ export async function createService(
       loopMark,
       limits: connectionLimits,
     });
+    const dashboard = createDashboard({
+      deps,
+      registry,
+      rateLimiter,
+      log: config.log,
+      history,
+      shutdown: shutdown.signal,
+    });
     closers.push(() => proxy.close());
     // A request no route takes: one log line like every request, answered by the funnel.
     const refuse = (req: IncomingMessage, res: ServerResponse, refusal: ExectlError) =>
       runLogged(
         config.log,
-        newLogEntry('http', `${req.method} ${(req.url ?? '/').split('?')[0]}`),
+        newLogEntry('http', `${req.method} ${loggedPath((req.url ?? '/').split('?')[0]!)}`),
         async () => {
           throw refusal;
         },
@@ -215,6 +240,7 @@ export async function createService(
       const path = (req.url ?? '/').split('?')[0];
       if (path === '/exec') return exec(req, res);
       if (path === '/healthz') return health(req, res);
+      if (dashboard.owns(req)) return dashboard.serve(req, res);
       return refuse(
         req,
         res,
@@ -226,7 +252,10 @@ export async function createService(
       listen: config.listen,
       tls: config.tls,
       route,
-      upgrade: proxy.upgrade,
+      upgrade: (req, socket, head) =>
+        proxy.vmLabel(req) === null && dashboard.owns(req)
+          ? dashboard.upgrade(req, socket, head)
+          : proxy.upgrade(req, socket, head),
       claim: proxy,
       socketPath: machines.socketFor('http'),
       limits: connectionLimits,
@@ -266,6 +295,18 @@ export async function createService(
       sshHostKeyFingerprint,
       markReady() {
         ready = true;
+      },
+      signInLink(email) {
+        const account = store.findAccountByEmail(email);
+        const key = account === undefined ? undefined : store.listKeys(account.id)[0];
+        if (account === undefined || key === undefined) return null;
+        const grant = {
+          accountId: account.id,
+          keyFingerprint: key.fingerprint,
+          cmds: null,
+          exp: null,
+        };
+        return `${dashboardOrigin(config, endpoints.http)}${SIGN_IN_PATH}${signIns.createLink(grant)}`;
       },
       close,
     };

@@ -48,6 +48,7 @@ export function logRequest(log: LogSink, entry: RequestLogEntry, now: Date = new
     `${isoTime(now)} req=${entry.requestId} via=${entry.via} key=${entry.fingerprint} ` +
       `cmd=${JSON.stringify(entry.path)}${host} status=${entry.status} ms=${entry.durationMs.toFixed(1)}${detail}`,
     levelOf(entry),
+    { entry, at: now.getTime() },
   );
 }
 

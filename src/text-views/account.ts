@@ -18,6 +18,12 @@ export const whoamiView = view<{
   );
 });
 
+/** `browser`: the link, on a line of its own so that a terminal makes it clickable. */
+export const browserView = view<{ magic_link: string }>(
+  (data) =>
+    `Open this link to sign in to the dashboard (once, within 15 minutes):\n  ${data.magic_link}\n`,
+);
+
 interface KeyEntry {
   name: string;
   fingerprint: string;

@@ -24,6 +24,7 @@ const VIEWS: ReadonlyMap<string, TextView> = new Map([
   ['whoami', account.whoamiView],
   ['ls', vms.lsView],
   ['new', vms.newVmView],
+  ['browser', account.browserView],
   ['cp', vms.newVmView],
   ['rm', vms.rmView],
   ['restart', vms.restartView],

@@ -49,12 +49,14 @@ test('the banner: actual addresses, runtime warning, owner, key, first command',
   assert.match(server.dataDir, /\/exectl-serve-[A-Za-z0-9]{6}$/);
   const reflection = bannerValue(server.stderr(), 'Reflection');
   assert.match(reflection, /^http:\/\/127\.0\.0\.1:[1-9]\d*$/);
+  const link = /^ {2}Dashboard: {2}(\S+)$/m.exec(server.stderr())?.[1] ?? '';
+  assert.match(link, new RegExp(`^${server.url}/_/signin/[A-Za-z0-9_-]{43}$`));
   assert.equal(
     server.stderr(),
     [
       'exectl serve is ready',
       '',
-      `  HTTP        ${server.url}  (/exec and the VM proxy)`,
+      `  HTTP        ${server.url}  (/exec, the VM proxy and the dashboard)`,
       '  SSH         off',
       `  Reflection  ${reflection}`,
       `  Data        ${server.dataDir}  (ephemeral: deleted when the server stops)`,
@@ -69,12 +71,30 @@ test('the banner: actual addresses, runtime warning, owner, key, first command',
       '  change all your files. Use --runtime bwrap where bubblewrap works.',
       '',
       `  Try:  exectl run --url ${server.url} whoami`,
+      `  Dashboard:  ${link}`,
+      '  (signs in as me@example.com: once, within 15 minutes; a new one: exectl run browser)',
       '',
       'Ctrl-C stops the server.',
       '',
     ].join('\n'),
   );
   assert.equal(server.stdout(), '', 'stdout stays clean');
+});
+
+test("the banner's dashboard link signs the owner in, once (SPEC §11)", async () => {
+  const link = /^ {2}Dashboard: {2}(\S+)$/m.exec(server.stderr())?.[1] ?? '';
+  const first = await fetch(link, { redirect: 'manual' });
+  assert.equal(first.status, 303);
+  assert.equal(first.headers.get('location'), '/_/');
+  const cookie = (first.headers.get('set-cookie') ?? '').split(';')[0]!;
+  const who = await fetch(`${server.url}/_/api/exec`, {
+    method: 'POST',
+    headers: { Cookie: cookie, Origin: server.url },
+    body: 'whoami',
+  });
+  assert.equal(who.status, 200);
+  assert.equal(((await who.json()) as { email: string }).email, 'me@example.com');
+  assert.equal((await fetch(link, { redirect: 'manual' })).status, 401);
 });
 
 test('the banner names the rate limit in force, where it came from and how to change it', async () => {

@@ -41,6 +41,17 @@ const GRANTING_PATH = 'ssh-key generate-api-key';
 /** Its `--exp` when none is given (the service's DEFAULT_EXP). */
 const GRANTING_DEFAULT_EXP = '30d';
 
+/**
+ * `browser` asks for a link whose session may run exactly what the asking token may (SPEC
+ * §11): so `exectl run browser` asks with a token for every command, living as long as a
+ * dashboard session does (the service's SESSION_LIFETIME_MS).
+ */
+const SIGN_IN_PATH = 'browser';
+const SIGN_IN_GRANTS: Grants = {
+  cmds: COMMAND_CATALOG.map((entry) => entry.path),
+  lifetimeSeconds: 12 * 3600,
+};
+
 /** Words that may spell a command path: what the service's lexer leaves unchanged. */
 const PLAIN_WORD = /^[^\s'"\\]+$/;
 
@@ -77,6 +88,7 @@ function prepareLine(line: string, words: readonly string[]): PreparedLine {
     ...(entry?.path === GRANTING_PATH
       ? { grants: { cmds: grantsAskedFor(words), lifetimeSeconds: lifetimeAskedFor(words) } }
       : {}),
+    ...(entry?.path === SIGN_IN_PATH ? { grants: SIGN_IN_GRANTS } : {}),
   };
 }
 

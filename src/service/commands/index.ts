@@ -1,6 +1,7 @@
 import { EXECTL_DIALECT, type Dialect } from '../../dialects.js';
 import type { ServiceDeps } from '../deps.js';
 import { CommandRegistry } from '../dispatch/registry.js';
+import { browserCommand } from './browser.js';
 import { commentCommand } from './comment.js';
 import { cpCommand } from './cp.js';
 import { helpCommand } from './help.js';
@@ -47,6 +48,7 @@ export function buildRegistry(
     whoamiCommand,
     lsCommand,
     newCommand,
+    browserCommand,
     cpCommand,
     rmCommand,
     restartCommand,

@@ -26,6 +26,8 @@ const SCOPED_KEY_RULES: Readonly<Record<string, ScopedKeyRule>> = {
   whoami: 'narrowed',
   ls: 'narrowed',
   new: 'narrowed',
+  // Its dashboard session runs as the same key, scope and all.
+  browser: 'narrowed',
   cp: 'narrowed',
   rm: 'narrowed',
   restart: 'narrowed',

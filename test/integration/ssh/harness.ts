@@ -1,6 +1,7 @@
 // A real SSH front end on a loopback port, over a real SQLite store in a temp dir, driven with
 // the real OpenSSH client. One harness per test file; close() removes everything it made.
 import type { ServiceConfig } from '../../../src/service/config.js';
+import { SignIns } from '../../../src/service/dashboard/sign-ins.js';
 import type { ServiceDeps, ServiceEndpoints } from '../../../src/service/deps.js';
 import { reflectionUrlOf } from '../../../src/service/reflection/urls.js';
 import type { VmMachines, VmMachinesDeps } from '../../../src/service/vm/index.js';
@@ -123,7 +124,14 @@ export async function startSshHarness(options: HarnessOptions): Promise<SshHarne
           endpoints,
           reflectionUrl: (vm) => reflectionUrlOf(endpoints.reflection, vm.reflectionSecret),
         });
-  const deps: ServiceDeps = { store, machines, config, endpoints, now: Date.now };
+  const deps: ServiceDeps = {
+    store,
+    machines,
+    config,
+    endpoints,
+    signIns: new SignIns(Date.now),
+    now: Date.now,
+  };
   const rateLimiter = config.rateLimit === null ? null : new RateLimiter(config.rateLimit);
   const hostKeyPath = dir.join('ssh_host_ed25519_key');
   const knownHosts = dir.join('known_hosts');

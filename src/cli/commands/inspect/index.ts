@@ -7,7 +7,7 @@ import { ALL_DIALECTS, canonicalToken } from '../../../dialects.js';
 import type { CliCommand, CommandOutcome } from '../../command.js';
 import type { CliContext } from '../../context.js';
 import { styleFor } from '../../output.js';
-import { inspectToken } from './report.js';
+import { inspectToken } from '../../../inspection/report.js';
 import { renderReport } from './render.js';
 import { readTrustedKeys } from './verify-keys.js';
 

@@ -1,7 +1,7 @@
 // The readable form of an inspect report: one `label  value` line per fact, then warnings.
 // Plain and stable when piped; coloured on a TTY.
 import { printable, type Style } from '../../output.js';
-import type { InspectReport, TimeField } from './report.js';
+import type { InspectReport, TimeField } from '../../../inspection/report.js';
 
 const LABEL_WIDTH = 11;
 

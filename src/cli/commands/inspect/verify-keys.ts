@@ -7,12 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { ExectlError } from '../../../errors.js';
 import { parsePublicKey, type PublicKey } from '../../../token/keys.js';
+import type { TrustedKey } from '../../../inspection/trusted-keys.js';
 
-export interface TrustedKey {
-  key: PublicKey;
-  /** The `namespaces="..."` pattern list, when the line restricts them. */
-  namespaces: string | undefined;
-}
+export type { TrustedKey };
 
 /** A field of a line: text up to whitespace outside double quotes, and where it starts. */
 interface Field {
@@ -44,20 +41,6 @@ export function readTrustedKeys(path: string): TrustedKey[] {
     });
   }
   return keys;
-}
-
-/** The keys of `keys` allowed to sign for `namespace`, by fingerprint. */
-export function keyFinderFor(
-  keys: readonly TrustedKey[],
-  namespace: string,
-): (fingerprint: string) => PublicKey | undefined {
-  const allowed = new Map<string, PublicKey>();
-  for (const { key, namespaces } of keys) {
-    if (namespaces === undefined || matchesPatternList(namespace, namespaces)) {
-      allowed.set(key.fingerprint, key);
-    }
-  }
-  return (fingerprint) => allowed.get(fingerprint);
 }
 
 function trustedKeyOnLine(line: string, where: string): TrustedKey[] {
@@ -108,24 +91,4 @@ function splitOutsideQuotes(text: string, separator: string): string[] {
   }
   parts.push(current);
   return parts;
-}
-
-/** ssh-keygen's match_pattern_list: any `!pattern` match denies, else any pattern match allows. */
-export function matchesPatternList(value: string, list: string): boolean {
-  let allowed = false;
-  for (const entry of list.split(',')) {
-    const negated = entry.startsWith('!');
-    if (!globMatches(value, negated ? entry.slice(1) : entry)) continue;
-    if (negated) return false;
-    allowed = true;
-  }
-  return allowed;
-}
-
-function globMatches(value: string, pattern: string): boolean {
-  const source = pattern
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*/g, '.*')
-    .replace(/\?/g, '.');
-  return new RegExp(`^${source}$`, 's').test(value);
 }

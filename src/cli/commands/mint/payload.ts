@@ -3,7 +3,7 @@
 import { ExectlError } from '../../../errors.js';
 import { TokenError } from '../../../token/errors.js';
 import { parsePermissions, serializePermissions } from '../../../token/permissions.js';
-import { warningsFor } from '../inspect/warnings.js';
+import { warningsFor } from '../../../inspection/warnings.js';
 import { parseTimeFlag } from '../../../durations.js';
 
 export const DEFAULT_EXP = '1h';

@@ -20,6 +20,7 @@ import { streamSink } from '../../output-sink.js';
 import { sendSigned } from '../../exec/send-signed.js';
 import { startSpinner } from '../../spinner.js';
 import { noteStillCreating, spinnerText } from './progress.js';
+import { openInBrowser } from './open-browser.js';
 
 interface RunOptions {
   token?: string;
@@ -28,6 +29,8 @@ interface RunOptions {
   json?: boolean;
   /** The body byte for byte, even on a terminal. */
   raw?: boolean;
+  /** `--no-open`: `browser` prints its link without opening it. */
+  open?: boolean;
 }
 
 /**
@@ -63,6 +66,12 @@ async function runRun(
   }
   await printBody(ctx, response, shape, prepared.line, false);
   noteStillCreating(ctx, prepared, response.body);
+  if (prepared.path === 'browser' && options.open !== false) {
+    openInBrowser(
+      ctx,
+      (JSON.parse(response.body.toString('utf8')) as { magic_link: string }).magic_link,
+    );
+  }
   const cutOff = streamCutOff(response);
   if (cutOff !== undefined) throw cutOff;
   const exit = execExitCode(response);
@@ -136,6 +145,7 @@ export const command: CliCommand = {
       .addOption(
         new Option('--raw', 'print the answer byte for byte, even on a terminal').conflicts('json'),
       )
+      .option('--no-open', 'browser: print the sign-in link without opening a browser')
       // Flags the service's commands take (`ls -l`) belong to the command line.
       .allowUnknownOption()
       .addHelpText(
@@ -155,6 +165,10 @@ indented and coloured. Piped or redirected, the JSON is printed exactly as the
 server sent it, with or without --json (--raw does that on a terminal too).
 429 answers are retried after Retry-After; connection failures are retried only
 for commands that change nothing (3 tries in all).
+
+exectl run browser opens the dashboard's sign-in link in a browser ($BROWSER, else
+open on macOS, else xdg-open under a graphical session) and prints it; --no-open only
+prints it.
 
 Exit codes: 0 success, 1 command failed (422), 2 usage or bad request (400),
 3 authentication (401), 4 not allowed (403), 5 unknown command (404),

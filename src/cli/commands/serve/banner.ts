@@ -27,12 +27,17 @@ export interface BannerFacts {
   rateLimit: { text: string; from: string };
   /** How the client is started here: `exectl` when it is on PATH, else `npx exectl`. */
   client: string;
+  /**
+   * A one-time link (15 minutes) that opens the dashboard signed in as the owner (SPEC §11);
+   * null when the owner has no key. A secret: shown to the operator only, never logged.
+   */
+  dashboardLink: string | null;
 }
 
 /** The banner text, ending with a newline. */
 export function renderBanner(facts: BannerFacts, style: Style): string {
   const rows: [string, string][] = [
-    ['HTTP', `${facts.http}  ${style.label('(/exec and the VM proxy)')}`],
+    ['HTTP', `${facts.http}  ${style.label('(/exec, the VM proxy and the dashboard)')}`],
     [
       'SSH',
       facts.ssh === null
@@ -62,7 +67,16 @@ export function renderBanner(facts: BannerFacts, style: Style): string {
   for (const warning of facts.runtime.warnings) lines.push(style.warn(`  WARNING: ${warning}`));
   if (facts.runtime.warnings.length > 0) lines.push('');
   if (keys.length === 0) lines.push(...noKeyWarning(facts, style));
-  lines.push(`  Try:  ${firstCommand(facts)}`, '', style.label('Ctrl-C stops the server.'));
+  lines.push(`  Try:  ${firstCommand(facts)}`);
+  if (facts.dashboardLink !== null) {
+    lines.push(
+      `  Dashboard:  ${facts.dashboardLink}`,
+      style.label(
+        `  (signs in as ${facts.owner.email}: once, within 15 minutes; a new one: ${facts.client} run browser)`,
+      ),
+    );
+  }
+  lines.push('', style.label('Ctrl-C stops the server.'));
   return `${lines.join('\n')}\n`;
 }
 

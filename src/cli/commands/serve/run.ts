@@ -132,6 +132,7 @@ async function start(
         owner,
         accounts: service.store.listAccounts().length,
         client: (await isOnPath('exectl', ctx.env.PATH)) ? 'exectl' : 'npx exectl',
+        dashboardLink: service.signInLink(owner.email),
       },
       style,
     ),

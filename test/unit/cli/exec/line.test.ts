@@ -178,3 +178,12 @@ test('property: the plain leading words are a prefix of what the service lexes',
   );
   share.assertFloor((message) => t.diagnostic(message));
 });
+
+test('browser asks with every command, for as long as a dashboard session lasts (SPEC §11)', () => {
+  const prepared = prepareRunLine(['browser']);
+  assert.equal(prepared.scope, 'browser');
+  assert.deepEqual(prepared.grants, {
+    cmds: COMMAND_CATALOG.map((entry) => entry.path),
+    lifetimeSeconds: 12 * 3600,
+  });
+});

@@ -1,5 +1,6 @@
 // Shared by the command tests: a real SQLite store in a temp dir, the real registry, and the
 // real dispatcher, driven exactly as the /exec front end drives them.
+import { SignIns } from '../../../../src/service/dashboard/sign-ins.js';
 import assert from 'node:assert/strict';
 import { ExectlError } from '../../../../src/errors.js';
 import { buildRegistry } from '../../../../src/service/commands/index.js';
@@ -88,7 +89,14 @@ export async function openCommandFixture(options: FixtureOptions = {}): Promise<
     endpoints,
     reflectionUrl: (vm) => reflectionUrlOf(endpoints.reflection, vm.reflectionSecret),
   });
-  const deps: ServiceDeps = { store, machines, config, endpoints, now: () => ms };
+  const deps: ServiceDeps = {
+    store,
+    machines,
+    config,
+    endpoints,
+    signIns: new SignIns(() => ms),
+    now: () => ms,
+  };
   const registry = buildRegistry();
 
   const dispatchAs = (user: User, line: string) =>

@@ -27,6 +27,7 @@ const ALL_PATHS = [
   'whoami',
   'ls',
   'new',
+  'browser',
   'cp',
   'rm',
   'restart',

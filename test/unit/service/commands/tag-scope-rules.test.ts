@@ -51,6 +51,7 @@ const EVERY_COMMAND: [path: string, line: string, outcome: 'runs' | ReturnType<t
     ['whoami', 'whoami', 'runs'],
     ['ls', 'ls', 'runs'],
     ['new', 'new --name ci-new', 'runs'],
+    ['browser', 'browser', 'runs'],
     ['cp', 'cp no-such-vm', 'runs'],
     ['rm', 'rm no-such-vm', 'runs'],
     ['restart', 'restart no-such-vm', 'runs'],

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
-import { inspectToken, type Inspection } from '../../../../../src/cli/commands/inspect/report.js';
+import { inspectToken, type Inspection } from '../../../../../src/inspection/report.js';
 import {
   readTrustedKeys,
   type TrustedKey,

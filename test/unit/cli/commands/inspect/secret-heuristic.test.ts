@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import {
   entropyPerChar,
   secretLookingPaths,
-} from '../../../../../src/cli/commands/inspect/secret-heuristic.js';
+} from '../../../../../src/inspection/secret-heuristic.js';
 
 const RANDOM_B64 = 'q8Zr2LmW0vXy7TbNc4Hs9KfJd1PgAe6U'; // 32 chars, all distinct: 5 bits/char
 const SHA1_HEX = 'a94a8fe5ccb19ba61c4c0873d391e987982fbbd3';

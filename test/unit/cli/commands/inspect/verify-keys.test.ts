@@ -2,11 +2,8 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 import { ExectlError } from '../../../../../src/errors.js';
-import {
-  keyFinderFor,
-  matchesPatternList,
-  readTrustedKeys,
-} from '../../../../../src/cli/commands/inspect/verify-keys.js';
+import { readTrustedKeys } from '../../../../../src/cli/commands/inspect/verify-keys.js';
+import { keyFinderFor, matchesPatternList } from '../../../../../src/inspection/trusted-keys.js';
 import { generateKey, type GeneratedKey } from '../../../../helpers/keys.js';
 import { createTempDir, type TempDir } from '../../../../helpers/tmp.js';
 

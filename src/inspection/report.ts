@@ -1,22 +1,22 @@
 // Everything `exectl inspect` knows about a token, as one plain object: the --json output as
 // is, and the source of the readable text. Its shape is documented in exectl-inspect(1).
-import { decodeSvc0Unverified, type DecodedSvc0 } from '../../../token/decode.js';
-import { TokenError, type TokenErrorReason } from '../../../token/errors.js';
-import { isWellFormedSvc1, tokenKind } from '../../../token/format.js';
+import { decodeSvc0Unverified, type DecodedSvc0 } from '../token/decode.js';
+import { TokenError, type TokenErrorReason } from '../token/errors.js';
+import { isWellFormedSvc1, tokenKind } from '../token/format.js';
 import {
   ALL_DIALECTS,
   canonicalToken,
   dialectOfToken,
   EXECTL_DIALECT,
   type Dialect,
-} from '../../../dialects.js';
-import { fingerprintOf } from '../../../token/keys.js';
-import { effectiveCmds } from '../../../token/permissions.js';
-import { checkTimeWindow, verifySvc0 } from '../../../token/verify.js';
-import { formatDuration } from '../../../durations.js';
+} from '../dialects.js';
+import { fingerprintOf } from '../token/keys.js';
+import { effectiveCmds } from '../token/permissions.js';
+import { checkTimeWindow, verifySvc0 } from '../token/verify.js';
+import { formatDuration } from '../durations.js';
 import { warningsFor, type InspectWarning } from './warnings.js';
-import { keyFinderFor, type TrustedKey } from './verify-keys.js';
-import { rfc3339 } from '../../../time.js';
+import { keyFinderFor, type TrustedKey } from './trusted-keys.js';
+import { rfc3339 } from '../time.js';
 import { vmOfNamespace } from './vm-token.js';
 
 export interface TimeField {

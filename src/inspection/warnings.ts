@@ -1,6 +1,6 @@
 // What `exectl inspect` warns about (SPEC §8): no exp, a parent command listed without any of
 // its subcommands (a parent grants none, §1.3), and a ctx that seems to hold a secret.
-import type { Permissions } from '../../../token/permissions.js';
+import type { Permissions } from '../token/permissions.js';
 import { secretLookingPaths } from './secret-heuristic.js';
 
 type WarningCode = 'no_exp' | 'parent_without_subcommands' | 'secret_in_ctx';

@@ -1,0 +1,59 @@
+// The integrations section: `integrations list`, and removing one.
+import { q, run } from './api.js';
+import { act } from './actions.js';
+import { announce, button, fill, h, table } from './dom.js';
+import type { Section } from './main.js';
+
+interface Integration {
+  name: string;
+  type: string;
+  comment: string;
+  target: string | null;
+  attachments: string[];
+  /** Only the names: the values are secrets that never leave the server. */
+  header_names: string[];
+}
+
+export const showIntegrations: Section = (main) => {
+  const list = h('div');
+  const refresh = async () => {
+    try {
+      const { integrations } = await run<{ integrations: Integration[] }>('integrations list');
+      fill(
+        list,
+        table(
+          'Your integrations',
+          ['Name', 'Type', 'Target', 'Headers', 'Attached to', 'Comment', 'Actions'],
+          integrations.map((i) => [
+            i.name,
+            i.type,
+            i.target ?? '',
+            i.header_names.join(', '),
+            i.attachments.join(', '),
+            i.comment,
+            button(
+              'Remove',
+              () => {
+                if (confirm(`Remove integration ${i.name}?`)) {
+                  void act(`integrations remove ${q(i.name)}`, 'Integration removed', refresh);
+                }
+              },
+              `Remove integration ${i.name}`,
+            ),
+          ]),
+        ),
+        h(
+          'p',
+          {},
+          'Add one with ',
+          h('code', {}, 'integrations add'),
+          ' (see help integrations add).',
+        ),
+      );
+    } catch (err) {
+      announce(String(err), true);
+    }
+  };
+  fill(main, h('h2', {}, 'Integrations'), list);
+  void refresh();
+};
