@@ -44,9 +44,13 @@ export function forwardIntoVm(
         channel.on('error', () => socket.destroy());
         socket.pipe(channel).on('error', () => {});
         channel.pipe(socket);
+        const cut = (): void => void socket.destroy();
+        ctx.shutdown.addEventListener('abort', cut, { once: true });
         channel.once('close', () => socket.destroy());
-        socket.once('close', () => channel.end());
-        ctx.shutdown.addEventListener('abort', () => socket.destroy(), { once: true });
+        socket.once('close', () => {
+          ctx.shutdown.removeEventListener('abort', cut);
+          channel.end();
+        });
       },
       () => reject(),
     ),

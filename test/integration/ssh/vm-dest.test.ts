@@ -6,17 +6,39 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { buildRegistry } from '../../../src/service/commands/index.js';
-import { startVmMachines } from '../../../src/service/vm/index.js';
-import { startSshHarness, type SshHarness } from './harness.js';
+import type { GeneratedKey } from '../../helpers/keys.js';
+import { startVmDest, type VmDestFixture } from './vm-dest-fixture.js';
 
-let h: SshHarness;
+let f: VmDestFixture;
 before(async () => {
-  h = await startSshHarness({ registry: buildRegistry(), machines: startVmMachines });
-  const made = await h.ssh('new --name web --json');
+  f = await startVmDest();
+  assert.equal(f.svc.service.runtime.kind, 'bwrap');
+  const made = await f.lobby('new --name web --json');
   assert.equal(made.code, 0, made.stderr);
 });
-after(() => h?.close());
+after(() => f?.svc.stop());
+
+/** The harness's calls, on the fixture: `user` picks the VM (or the lobby). */
+const h = {
+  ssh: (
+    command: string | undefined,
+    opts: { extra?: string[]; input?: string; key?: GeneratedKey } = {},
+  ) => {
+    const extra = [...(opts.extra ?? [])];
+    const at = extra.indexOf('-l');
+    const user = at === -1 ? 'me' : extra.splice(at, 2)[1]!;
+    return f.ssh(user, command, { ...opts, extra });
+  },
+  sshArgs: (command: string | undefined, opts: { extra?: string[] } = {}) => {
+    const extra = [...(opts.extra ?? [])];
+    const at = extra.indexOf('-l');
+    const user = at === -1 ? 'me' : extra.splice(at, 2)[1]!;
+    return f.sshArgs(user, command, extra);
+  },
+  get logs() {
+    return f.svc.logs;
+  },
+};
 
 const toVm = (name = 'web') => ['-l', `vm+${name}`];
 
@@ -82,7 +104,9 @@ test('vm dest: the session runs as root in the VM, the same machine as `ssh web`
 });
 
 test('vm dest: ssh -tt has a pty, with the TERM asked for', async () => {
-  const r = await h.ssh(`tty; echo $TERM`, { extra: [...toVm(), '-tt', '-o', 'SetEnv=TERM=vt220'] });
+  const r = await h.ssh(`tty; echo $TERM`, {
+    extra: [...toVm(), '-tt', '-o', 'SetEnv=TERM=vt220'],
+  });
   assert.match(r.stdout, /^\/dev\/pts\/\d+\r\n/);
   assert.equal(r.code, 0);
 });
@@ -103,16 +127,7 @@ test('vm dest: an unknown VM is refused in one line with exit status 1', async (
 });
 
 test('vm dest: another account gets the unknown-VM refusal for a VM it may not use', async () => {
-  const other = await h.newKey('other');
-  h.store.createAccount('other@example.com', [
-    {
-      name: 'default',
-      fingerprint: (await import('../../../src/token/keys.js')).parsePublicKey(other.publicKeyLine)
-        .fingerprint,
-      publicKey: other.publicKeyLine,
-      keyType: 'ssh-ed25519',
-    },
-  ]);
+  const other = await f.svc.addAccount('other@example.com');
   const r = await h.ssh('true', { key: other, extra: toVm() });
   assert.equal(r.stderr, 'vm "web" not found\n');
   assert.equal(r.code, 1);
@@ -130,4 +145,105 @@ test('vm dest: a session is logged like a request: key, VM, kind, exit status', 
   const line = h.logs.slice(from).find((l) => l.includes('kind=exec'));
   assert.ok(line, h.logs.slice(from).join('\n'));
   assert.match(line, /via=ssh key=SHA256:\S+ cmd="vm\+web" vm="web" kind=exec exit=3 status=200/);
+});
+
+test('vm dest: a paused VM refuses new sessions in one line; rm ends an open session', async () => {
+  const made = await h.ssh('new --name doomed --json');
+  assert.equal(made.code, 0, made.stderr);
+  assert.equal((await h.ssh('pause doomed')).code, 0);
+  const paused = await h.ssh('true', { extra: toVm('doomed') });
+  assert.equal(paused.stderr, 'vm "doomed" is paused\n');
+  assert.equal(paused.code, 1);
+  assert.equal((await h.ssh('resume doomed')).code, 0);
+  const child = spawn('ssh', h.sshArgs('echo started; sleep 600', { extra: toVm('doomed') }), {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const closed = once(child, 'close');
+  await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+  const rm = await h.ssh('rm doomed');
+  assert.equal(rm.code, 0, rm.stderr);
+  const [code] = await closed;
+  assert.notEqual(code, 0);
+});
+
+test('vm dest: -L reaches a server inside the VM, never a port of the host', async () => {
+  const { createServer } = await import('node:net');
+  const listenOn = async (handler: (s: import('node:net').Socket) => void) => {
+    const server = createServer(handler);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { server, port: (server.address() as { port: number }).port };
+  };
+  // A host-only server: the VM's server later listens on the same port number inside.
+  const hostOnly = await listenOn((s) => s.end('HTTP/1.0 200 OK\r\n\r\nhost-only\n'));
+  const free = await listenOn(() => {});
+  const local = free.port;
+  await new Promise((resolve) => free.server.close(resolve));
+  const fwd = spawn(
+    'ssh',
+    h.sshArgs(undefined, {
+      extra: [
+        ...toVm(),
+        '-N',
+        '-o',
+        'ExitOnForwardFailure=yes',
+        '-L',
+        `${local}:localhost:${hostOnly.port}`,
+      ],
+    }),
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const fwdClosed = once(fwd, 'close');
+  const get = () =>
+    fetch(`http://127.0.0.1:${local}/marker`).then(
+      (res) => res.text(),
+      () => 'failed',
+    );
+  try {
+    // Bounded polls: the forwarding listens once ssh signed in; nothing listens in the VM yet.
+    let before = 'failed';
+    for (let i = 0; i < 200; i++) {
+      before = await get();
+      if (before !== 'failed' || (await isListening(local))) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.notEqual(before, 'host-only\n');
+    const server = spawn(
+      'ssh',
+      h.sshArgs(
+        `mkdir -p /srv/m && echo inside-vm > /srv/m/marker && exec python3 -m http.server ${hostOnly.port} --bind 127.0.0.1 --directory /srv/m`,
+        { extra: toVm() },
+      ),
+      { stdio: ['ignore', 'ignore', 'ignore'] },
+    );
+    const stopped = once(server, 'close');
+    let body = '';
+    for (let i = 0; i < 300 && body !== 'inside-vm\n'; i++) {
+      body = await get();
+      if (body !== 'inside-vm\n') await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(body, 'inside-vm\n');
+    server.kill();
+    await stopped;
+  } finally {
+    fwd.kill();
+    await fwdClosed;
+    hostOnly.server.close();
+  }
+});
+
+async function isListening(port: number): Promise<boolean> {
+  const { connect } = await import('node:net');
+  return new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1');
+    s.once('connect', () => (s.destroy(), resolve(true)));
+    s.once('error', () => resolve(false));
+  });
+}
+
+test('vm dest: remote forwarding (-R) is refused', async () => {
+  const r = await h.ssh('true', {
+    extra: [...toVm(), '-o', 'ExitOnForwardFailure=yes', '-R', '0:localhost:22'],
+  });
+  assert.equal(r.code, 255);
+  assert.match(r.stderr, /remote port forwarding failed/i);
 });
