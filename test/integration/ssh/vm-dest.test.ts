@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { join } from 'node:path';
+import { run } from '../../helpers/keys.js';
 import type { GeneratedKey } from '../../helpers/keys.js';
 import { startVmDest, type VmDestFixture } from './vm-dest-fixture.js';
 
@@ -246,4 +248,57 @@ test('vm dest: remote forwarding (-R) is refused', async () => {
   });
   assert.equal(r.code, 255);
   assert.match(r.stderr, /remote port forwarding failed/i);
+});
+
+test('vm dest: scp (sftp mode and legacy -O), sftp -b and rsync -a in and out are byte-identical', async () => {
+  const local = f.svc.dir.join('transfer');
+  const { mkdir, writeFile, readFile } = await import('node:fs/promises');
+  await mkdir(join(local, 'tree', 'sub'), { recursive: true });
+  const data = randomBytes(300 * 1024);
+  await writeFile(join(local, 'tree', 'a.bin'), data);
+  await writeFile(join(local, 'tree', 'sub', 'b.txt'), 'bee\n');
+  const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+  const dest = `vm+web@127.0.0.1`;
+  const scp = (args: string[]) => run('scp', [...f.common(), '-P', String(f.port), ...args]);
+  for (const mode of [[], ['-O']]) {
+    const name = mode.length === 0 ? 'sftp-mode' : 'legacy';
+    const up = await scp([...mode, join(local, 'tree', 'a.bin'), `${dest}:/root/${name}.bin`]);
+    assert.equal(up.code, 0, `${name} up: ${up.stderr}`);
+    const down = await scp([...mode, `${dest}:/root/${name}.bin`, join(local, `${name}.back`)]);
+    assert.equal(down.code, 0, `${name} down: ${down.stderr}`);
+    assert.equal(sha(await readFile(join(local, `${name}.back`))), sha(data), name);
+  }
+  const batch = join(local, 'batch');
+  await writeFile(
+    batch,
+    `put ${join(local, 'tree', 'sub', 'b.txt')} /root/b.txt\nget /root/b.txt ${join(local, 'b.back')}\n`,
+  );
+  const sftp = await run('sftp', [...f.common(), '-P', String(f.port), '-b', batch, dest]);
+  assert.equal(sftp.code, 0, sftp.stderr);
+  assert.equal(await readFile(join(local, 'b.back'), 'utf8'), 'bee\n');
+  const e = ['ssh', ...f.common(), '-p', String(f.port)].join(' ');
+  const rsyncUp = await run('rsync', [
+    '-a',
+    '-e',
+    e,
+    join(local, 'tree') + '/',
+    `${dest}:/root/tree/`,
+  ]);
+  assert.equal(rsyncUp.code, 0, rsyncUp.stderr);
+  const rsyncDown = await run('rsync', [
+    '-a',
+    '-e',
+    e,
+    `${dest}:/root/tree/`,
+    join(local, 'tree-back') + '/',
+  ]);
+  assert.equal(rsyncDown.code, 0, rsyncDown.stderr);
+  assert.equal(sha(await readFile(join(local, 'tree-back', 'a.bin'))), sha(data));
+  assert.equal(await readFile(join(local, 'tree-back', 'sub', 'b.txt'), 'utf8'), 'bee\n');
+});
+
+test('vm dest: a 40 s command is not cut at the 30 s limit of /exec', async () => {
+  const r = await h.ssh('sleep 40; echo done', { extra: toVm() });
+  assert.equal(r.stdout, 'done\n', r.stderr);
+  assert.equal(r.code, 0);
 });
