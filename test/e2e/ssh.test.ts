@@ -273,3 +273,26 @@ describe('a command past the deadline', () => {
     );
   });
 });
+
+describe('stdin (SPEC §6a: never dropped silently)', () => {
+  test('input on a pipe is refused in one line naming the SSH destination (it left a 0-byte file)', async () => {
+    const result = await exectl(['--url', svc.url, 'ssh', 'web', 'sh', '-c', 'cat > app.py'], {
+      home,
+      input: 'print("hello")\n',
+    });
+    assert.equal(result.code, 2, result.stderr);
+    assert.equal(result.stdout, '');
+    assert.match(
+      result.stderr,
+      /^exectl: exectl ssh does not forward stdin: use ssh vm\+web@127\.0\.0\.1 \(with -p ssh_port\) — [^\n]*\n$/,
+    );
+    const ran = await ssh(['web', 'sh', '-c', 'test -e app.py && echo ran || echo not-run']);
+    assert.equal(ran.stdout, 'not-run\n');
+  });
+
+  test('a closed or empty stdin is empty input: the command runs', async () => {
+    const result = await ssh(['web', 'echo', 'fine']);
+    assert.equal(result.stdout, 'fine\n', result.stderr);
+    assert.equal(result.code, 0);
+  });
+});

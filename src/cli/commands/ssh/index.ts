@@ -8,6 +8,7 @@ import { execExitCode, isVmOutput, responseError, streamCutOff } from '../../exe
 import { streamSink } from '../../output-sink.js';
 import { sendSigned } from '../../exec/send-signed.js';
 import { remoteCommandLine, type PreparedLine } from '../../exec/line.js';
+import { stdinHasInput } from './stdin-input.js';
 
 export interface SshOptions {
   token?: string;
@@ -56,6 +57,7 @@ async function runSsh(
     repeatable: false,
   };
   const settings = ctx.settings({ key: options.key });
+  if (await stdinHasInput(ctx)) throw stdinRefused(vm, settings.url);
   const { response, signedBy } = await sendSigned(ctx, settings, {
     flag: options.token,
     scope,
@@ -66,6 +68,19 @@ async function runSsh(
   const exit = isVmOutput(response) ? execExitCode(response) : undefined;
   if (exit === undefined) throw responseError(response, { url: settings.url, scope, signedBy });
   return exit === 0 ? undefined : new RemoteExit(exit);
+}
+
+/**
+ * The refusal of input on stdin, naming the SSH destination of the VM on the server's host:
+ * /exec has no stdin, the VM's SSH server has (SPEC §6a).
+ */
+function stdinRefused(vm: string, url: string): ExectlError {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  return new ExectlError(
+    'usage',
+    `exectl ssh does not forward stdin: use ssh vm+${vm}@${host} (with -p ssh_port)`,
+    { hint: `ssh_dest and ssh_port are in the answer of "ls ${vm}"; stdin at /dev/null runs here` },
+  );
 }
 
 export const command: CliCommand = {
@@ -84,6 +99,11 @@ included (exectl ssh web grep -q root /etc/passwd runs grep with -q), as with
 ssh and docker exec. Each word of ARGV reaches the program exactly as given:
 spaces, quotes, $, * and newlines are quoted for the VM's shell. For a pipeline,
 run a shell: exectl ssh web sh -c 'ls | wc -l'.
+
+Stdin is not forwarded: input on stdin (a pipe or a file with data) is refused
+with the SSH destination that takes it (ssh vm+VM@host: stdin, scp, sftp,
+rsync); /dev/null, a closed stdin or a terminal run as usual. A pipe that stays
+silent for a second counts as no input.
 
 Output (stdout and stderr interleaved) streams as it comes. The exit code is the
 program's; otherwise as exectl run: 3 authentication, 4 not allowed,
