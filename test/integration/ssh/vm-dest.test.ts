@@ -109,7 +109,7 @@ test('vm dest: ssh -tt has a pty, with the TERM asked for', async () => {
   const r = await h.ssh(`tty; echo $TERM`, {
     extra: [...toVm(), '-tt', '-o', 'SetEnv=TERM=vt220'],
   });
-  assert.match(r.stdout, /^\/dev\/pts\/\d+\r\n/);
+  assert.match(r.stdout, /^\/dev\/pts\/\d+\r\nvt220\r\n$/);
   assert.equal(r.code, 0);
 });
 
@@ -301,4 +301,10 @@ test('vm dest: a 40 s command is not cut at the 30 s limit of /exec', async () =
   const r = await h.ssh('sleep 40; echo done', { extra: toVm() });
   assert.equal(r.stdout, 'done\n', r.stderr);
   assert.equal(r.code, 0);
+});
+
+test('vm dest: a shell without a pty (ssh -T) reads commands from stdin', async () => {
+  const r = await h.ssh(undefined, { extra: [...toVm(), '-T'], input: 'echo "in $0"; exit 3\n' });
+  assert.match(r.stdout, /^in (\/bin\/)?-?(ba)?sh\n$/);
+  assert.equal(r.code, 3);
 });
