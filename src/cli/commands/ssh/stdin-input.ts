@@ -1,6 +1,6 @@
 // Whether `exectl ssh` was given input on stdin (SPEC §6a last paragraph): /exec carries no
-// stdin, so input must never be dropped silently; the command refuses it instead, naming the
-// SSH destination that takes it.
+// stdin, so input must never be dropped silently; the command then goes over the VM's SSH
+// server, or is refused naming the SSH destination that takes it.
 import { fstatSync } from 'node:fs';
 import type { CliContext } from '../../context.js';
 
@@ -35,7 +35,11 @@ export async function stdinHasInput(ctx: CliContext): Promise<boolean> {
       stdin.pause();
       resolve(answer);
     };
-    const onData = (): void => done(true);
+    // The first bytes go back where they came from: they are the command's.
+    const onData = (chunk: Buffer): void => {
+      done(true);
+      stdin.unshift(chunk);
+    };
     const onEnd = (): void => done(false);
     const timer = setTimeout(() => done(false), PIPE_SILENCE_MS);
     stdin.once('data', onData);
