@@ -1,6 +1,7 @@
 // Runs the process of an SSH session without a terminal for either runtime (SPEC §6a): stdin,
 // stdout and stderr are three pipes, as sshd gives a command when no pty was asked for.
 import { constants } from 'node:os';
+import type { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import { SESSION_STDERR_FD } from './in-vm-command.js';
 import { spawnLaunch, type CommandLaunch } from './run-command.js';
@@ -26,7 +27,8 @@ const LAUNCHER_ERRORS_MAX = 4096;
  * Starts the session's process once `prepare` resolves and returns at once; input waits in
  * `options.input` meanwhile. It ends, like sshd's, when the command exited and every holder of
  * its stdout and stderr closed them (a background job that keeps them open keeps the session);
- * aborting `options.signal` hangs it up at once: SIGHUP to its process group, pipes let go.
+ * aborting `options.signal` hangs it up and ends it at once: SIGHUP to its process group, pipes
+ * let go, `exited` resolves (aborted, SIGHUP) without waiting for the processes.
  */
 export function startPipeSession(
   prepare: () => Promise<PipeLaunch>,
@@ -77,6 +79,8 @@ function runPipes(prepared: PipeLaunch, options: SessionOptions): Promise<ExecRe
         stream.unpipe();
         stream.removeAllListeners('data');
         stream.resume();
+        // A background process may hold it for good: not a reason to keep the server alive.
+        (stream as Partial<Socket>).unref?.();
       }
     };
     const settle = (): void => {
@@ -89,6 +93,8 @@ function runPipes(prepared: PipeLaunch, options: SessionOptions): Promise<ExecRe
       if (failed) return reject(prepared.launchFailed(launcherErrors.trim()));
       resolve(exitResult(exit.code, exit.signal, aborted));
     };
+    // Hung up: it ends now, whatever its processes do (one that ignores SIGHUP, `nohup`, runs
+    // on as a background process of the VM would), so nothing waits on them.
     const onAbort = (): void => {
       if (exit !== undefined || child.pid === undefined) return;
       aborted = true;
@@ -97,7 +103,8 @@ function runPipes(prepared: PipeLaunch, options: SessionOptions): Promise<ExecRe
       } catch {
         // Gone between its exit and this.
       }
-      letGo();
+      exit = { code: null, signal: 'SIGHUP' };
+      settle();
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     child.once('error', (err) => {
@@ -108,9 +115,7 @@ function runPipes(prepared: PipeLaunch, options: SessionOptions): Promise<ExecRe
       reject(err);
     });
     child.once('exit', (code, signal) => {
-      exit = { code, signal };
-      // Hung up: nobody waits for its output any more.
-      if (aborted) settle();
+      if (!aborted) exit = { code, signal };
     });
     child.once('close', settle);
   });
