@@ -308,3 +308,32 @@ test('vm dest: a shell without a pty (ssh -T) reads commands from stdin', async 
   assert.match(r.stdout, /^in (\/bin\/)?-?(ba)?sh\n$/);
   assert.equal(r.code, 3);
 });
+
+test('vm dest: a client that goes hangs up its session (SIGHUP); nohup processes live on', async () => {
+  const child = spawn(
+    'ssh',
+    // The background job says when nohup has made it ignore SIGHUP (it runs only after that).
+    h.sshArgs(
+      "rm -f /tmp/nh; nohup sh -c 'echo ready > /tmp/nh; exec sleep 300' >/dev/null 2>&1 & " +
+        'while [ ! -s /tmp/nh ]; do sleep 0.05; done; echo "$! $$"; sleep 300',
+      { extra: toVm() },
+    ),
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const closed = once(child, 'close');
+  const [line] = (await once(child.stdout, 'data')) as [Buffer];
+  const [kept, shell] = line.toString().trim().split(' ');
+  child.kill('SIGKILL');
+  await closed;
+  // Bounded poll: the hang-up reaches the session's shell once the server saw the client go.
+  let alive = '';
+  for (let i = 0; i < 200; i++) {
+    alive = (await h.ssh(`kill -0 ${shell} 2>/dev/null && echo up || echo gone`, { extra: toVm() }))
+      .stdout;
+    if (alive === 'gone\n') break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(alive, 'gone\n');
+  const nohup = await h.ssh(`kill -0 ${kept} && echo up; kill ${kept}`, { extra: toVm() });
+  assert.equal(nohup.stdout, 'up\n', nohup.stderr);
+});
