@@ -21,6 +21,8 @@ export interface RequestLogEntry {
    * with the request's Host to tell its sender; a crash (a 5xx with a `detail`) is still an error.
    */
   routine?: { host: string };
+  /** An SSH session into a VM (SPEC §6a): which VM, what it ran, how it ended (null: refused). */
+  session?: { vm: string; kind: string; exit: number | string | null };
 }
 
 /** The longest Host a log line repeats: it is the sender's, not ours. */
@@ -44,9 +46,13 @@ export function logRequest(log: LogSink, entry: RequestLogEntry, now: Date = new
     entry.routine === undefined
       ? ''
       : ` host=${JSON.stringify(entry.routine.host.slice(0, HOST_SHOWN))}`;
+  const session =
+    entry.session === undefined
+      ? ''
+      : ` vm=${JSON.stringify(entry.session.vm)} kind=${entry.session.kind} exit=${entry.session.exit ?? '-'}`;
   log(
     `${isoTime(now)} req=${entry.requestId} via=${entry.via} key=${entry.fingerprint} ` +
-      `cmd=${JSON.stringify(entry.path)}${host} status=${entry.status} ms=${entry.durationMs.toFixed(1)}${detail}`,
+      `cmd=${JSON.stringify(entry.path)}${host}${session} status=${entry.status} ms=${entry.durationMs.toFixed(1)}${detail}`,
     levelOf(entry),
     { entry, at: now.getTime() },
   );

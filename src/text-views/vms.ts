@@ -11,7 +11,19 @@ export interface VmSummary {
   tags: string[];
   default_port: number;
   https_url: string;
+  /** `vm+<name>@<host>` (SPEC §6a); these four are null with the SSH listener off. */
   ssh_dest: string | null;
+  ssh_host: string | null;
+  ssh_port: number | null;
+  ssh_user: string | null;
+}
+
+/** The ssh command line that opens the VM, `-p` only off port 22; `-` with SSH off. */
+function sshCommandCell(vm: VmSummary): string {
+  if (vm.ssh_dest === null) return optionalCell(null);
+  return vm.ssh_port === 22 || vm.ssh_port === null
+    ? `ssh ${vm.ssh_dest}`
+    : `ssh -p ${vm.ssh_port} ${vm.ssh_dest}`;
 }
 
 /** A VM as `ls` lists it: the summary plus its comment and creation time. */
@@ -32,7 +44,7 @@ export const lsView = view<{ vms: VmListing[] }>(
         row.push(
           optionalCell(vm.comment),
           String(vm.default_port),
-          optionalCell(vm.ssh_dest),
+          sshCommandCell(vm),
           vm.created_at,
         );
       }
@@ -51,7 +63,7 @@ export const newVmView = view<VmSummary>((data) =>
     ['tags', listCell(data.tags)],
     ['port', String(data.default_port)],
     ['url', data.https_url],
-    ['ssh', optionalCell(data.ssh_dest)],
+    ['ssh', sshCommandCell(data)],
   ]),
 );
 

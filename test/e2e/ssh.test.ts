@@ -4,13 +4,14 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { postExec } from '../../src/cli/exec/http.js';
 import { mintRequestToken } from '../../src/cli/exec/token.js';
 import { loadPrivateKey } from '../../src/token/keys.js';
-import { run } from '../helpers/keys.js';
+import { run, startAgent } from '../helpers/keys.js';
 import { homeWithOwnerKey, startTestService, type TestService } from '../helpers/service.js';
 import { REPO, assertBuilt, assertOneLineError, exectl, type CliResult } from './harness.js';
 
@@ -270,6 +271,96 @@ describe('a command past the deadline', () => {
       }),
       7,
       'command timed out after 1s — commands stop after 30 s: run long jobs in a VM in the background (nohup, setsid)',
+    );
+  });
+});
+
+describe('stdin (SPEC §6a: never dropped silently)', () => {
+  test('input on a pipe is refused in one line naming the SSH destination (it left a 0-byte file)', async () => {
+    const result = await exectl(['--url', svc.url, 'ssh', 'web', 'sh', '-c', 'cat > app.py'], {
+      home,
+      input: 'print("hello")\n',
+    });
+    assert.equal(result.code, 2, result.stderr);
+    assert.equal(result.stdout, '');
+    assert.match(
+      result.stderr,
+      /^exectl: exectl ssh does not forward stdin: use ssh vm\+web@127\.0\.0\.1 \(with -p ssh_port\) — [^\n]*\n$/,
+    );
+    const ran = await ssh(['web', 'sh', '-c', 'test -e app.py && echo ran || echo not-run']);
+    assert.equal(ran.stdout, 'not-run\n');
+  });
+
+  test('a closed or empty stdin is empty input: the command runs', async () => {
+    const result = await ssh(['web', 'echo', 'fine']);
+    assert.equal(result.stdout, 'fine\n', result.stderr);
+    assert.equal(result.code, 0);
+  });
+});
+
+describe('stdin over the VM SSH server (SSH listener on)', () => {
+  let on: TestService;
+  let onHome: string;
+  before(async () => {
+    on = await startTestService({ sshListen: { host: '127.0.0.1', port: 0 } });
+    onHome = await homeWithOwnerKey(on);
+    const created = await exectl(['--url', on.url, 'run', 'new', '--name', 'web'], {
+      home: onHome,
+    });
+    assert.equal(created.code, 0, created.stderr);
+  });
+  after(() => on.stop());
+
+  test('input on a pipe reaches the command; stdout and stderr apart; its exit status', async () => {
+    const result = await exectl(
+      [
+        '--url',
+        on.url,
+        'ssh',
+        'web',
+        'sh',
+        '-c',
+        'cat > app.py; wc -c < app.py; echo err >&2; exit 4',
+      ],
+      { home: onHome, input: 'print("hello")\n' },
+    );
+    assert.equal(result.stdout, '15\n');
+    assert.equal(result.stderr, 'err\n');
+    assert.equal(result.code, 4);
+    const back = await exectl(['--url', on.url, 'ssh', 'web', 'cat', 'app.py'], { home: onHome });
+    assert.equal(back.stdout, 'print("hello")\n');
+  });
+
+  test('the key may be in ssh-agent only (no key file): it signs the SSH session', async () => {
+    const agentDir = on.dir.join('agent');
+    await mkdir(agentDir);
+    const agent = await startAgent(agentDir);
+    try {
+      await agent.add(on.owner.key);
+      const bare = on.dir.join('bare-home');
+      await mkdir(bare);
+      const result = await exectl(['--url', on.url, 'ssh', 'web', 'wc', '-c'], {
+        home: bare,
+        input: 'abc',
+        env: { SSH_AUTH_SOCK: agent.socketPath },
+      });
+      assert.equal(result.stdout, '3\n', result.stderr);
+      assert.equal(result.code, 0);
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  test('with a configured token (it cannot sign SSH) input is refused, naming the destination', async () => {
+    const result = await exectl(['--url', on.url, 'ssh', 'web', 'cat'], {
+      home: onHome,
+      input: 'x',
+      env: { EXECTL_TOKEN: 'svc0.not-a-token' },
+    });
+    assert.equal(result.code, 2);
+    assert.match(
+      result.stderr,
+      /^exectl: exectl ssh does not forward stdin: use ssh vm\+web@127\.0\.0\.1/,
     );
   });
 });

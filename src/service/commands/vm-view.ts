@@ -19,17 +19,28 @@ export function httpsUrl(deps: ServiceDeps, vmName: string): string {
   return `${scheme}://${vmName}.${vmDomainOf(deps.config)}${port === '' ? '' : `:${port}`}`;
 }
 
+/** The VM as an SSH destination (SPEC §6a): all four null when the SSH listener is off. */
+interface SshAddress {
+  ssh_dest: string | null;
+  ssh_host: string | null;
+  ssh_port: number | null;
+  ssh_user: string | null;
+}
+
 /**
- * How to run a command in the VM over the SSH front end: the start of a shell command line to
- * which the user appends the VM command, e.g. `ssh -p 7022 127.0.0.1 ssh web` + ` uname -a`.
- * null when the SSH listener is off. A wildcard listen address is replaced by the domain (see
- * {@link ownHostName}).
+ * Where users `ssh`/`scp` to the VM: user `vm+<name>` on the SSH listener. Its host is the
+ * domain when the listener is on a loopback or wildcard address (an address of this machine
+ * only, or of every interface: the domain is how others name it), else the listen address
+ * (see {@link ownHostName}).
  */
-function sshDest(deps: ServiceDeps, vmName: string): string | null {
+function sshAddress(deps: ServiceDeps, vmName: string): SshAddress {
   const ssh = deps.endpoints.ssh;
-  if (ssh === null) return null;
-  const host = WILDCARD_HOSTS.has(ssh.host) ? ownHostName(deps.config.domain) : ssh.host;
-  return `ssh -p ${ssh.port} ${host} ssh ${vmName}`;
+  if (ssh === null) return { ssh_dest: null, ssh_host: null, ssh_port: null, ssh_user: null };
+  const loopback = /^127\./.test(ssh.host) || ssh.host === '::1' || ssh.host === 'localhost';
+  const host =
+    WILDCARD_HOSTS.has(ssh.host) || loopback ? ownHostName(deps.config.domain) : ssh.host;
+  const user = `vm+${vmName}`;
+  return { ssh_dest: `${user}@${host}`, ssh_host: host, ssh_port: ssh.port, ssh_user: user };
 }
 
 /**
@@ -49,7 +60,7 @@ export function vmSummary(deps: ServiceDeps, vm: VmRecord): VmSummary {
     tags: vm.tags,
     default_port: vm.defaultPort,
     https_url: httpsUrl(deps, vm.name),
-    ssh_dest: sshDest(deps, vm.name),
+    ...sshAddress(deps, vm.name),
   };
 }
 
@@ -62,7 +73,7 @@ export function vmListing(deps: ServiceDeps, vm: VmRecord): VmListing {
     comment: vm.comment,
     default_port: vm.defaultPort,
     https_url: httpsUrl(deps, vm.name),
-    ssh_dest: sshDest(deps, vm.name),
+    ...sshAddress(deps, vm.name),
     created_at: vm.createdAt,
   };
 }

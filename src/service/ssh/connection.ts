@@ -7,6 +7,7 @@ import type { ConnectionWire } from './channel-guard.js';
 import { sshPrincipal } from './principal.js';
 import type { SshCommandEnvironment } from './run-line.js';
 import { serveSessions } from './session.js';
+import { serveVmSessions, VM_USER_PREFIX } from './vm-session.js';
 
 /** Attempts (queries and signatures) one connection may make before it is cut off. */
 const MAX_AUTH_ATTEMPTS = 10;
@@ -24,8 +25,9 @@ interface ConnectionContext {
 /**
  * Serves one client connection: authentication by registered public key only (every other
  * method, password and keyboard-interactive included, is refused and never offered: the only
- * method the server lists is `publickey`), then its sessions as the key's account. The SSH user
- * name is ignored: the key alone says who the caller is. A connection that never
+ * method the server lists is `publickey`), then its sessions as the key's account. The key
+ * alone says who the caller is; the SSH user name says where to: `vm+<name>` is the VM
+ * (SPEC §6a, vm-session.ts), any other name the lobby. A connection that never
  * authenticates is logged once, as a 401 with the last key it offered.
  */
 export function serveConnection(client: Connection, ctx: ConnectionContext): void {
@@ -34,6 +36,7 @@ export function serveConnection(client: Connection, ctx: ConnectionContext): voi
   let attempts = 0;
   let offered = '-';
   let authenticated: string | undefined;
+  let user = '';
 
   client.on('authentication', (auth: AuthContext) => {
     if (auth.method !== 'publickey') return auth.reject(['publickey']);
@@ -53,7 +56,10 @@ export function serveConnection(client: Connection, ctx: ConnectionContext): voi
         : {}),
     });
     if (verdict === 'reject') return auth.reject(['publickey']);
-    if (auth.signature !== undefined) authenticated = offered;
+    if (auth.signature !== undefined) {
+      authenticated = offered;
+      user = auth.username;
+    }
     auth.accept();
   });
 
@@ -68,7 +74,10 @@ export function serveConnection(client: Connection, ctx: ConnectionContext): voi
       client.end();
       return;
     }
-    serveSessions(client, { ...ctx, fingerprint, email });
+    const session = { ...ctx, fingerprint, email };
+    if (user.startsWith(VM_USER_PREFIX)) {
+      serveVmSessions(client, session, user.slice(VM_USER_PREFIX.length));
+    } else serveSessions(client, session);
   });
 
   // A reset or garbled connection only concerns that client; there is nobody to tell.

@@ -94,6 +94,43 @@ export interface VmShellSession {
 }
 
 /**
+ * What an SSH session runs (SPEC §6a): `exec` its command with `/bin/sh -c`; `shell` a login
+ * shell (bash when installed, else `/bin/sh`); `sftp` the OpenSSH sftp-server found in the VM.
+ */
+export type VmSessionProgram =
+  | { readonly kind: 'exec'; readonly command: string }
+  | { readonly kind: 'shell' }
+  | { readonly kind: 'sftp' };
+
+/** An SSH session into a VM: its program, terminal and streams. */
+export interface VmSessionOptions {
+  program: VmSessionProgram;
+  /** A terminal of its own, as the client asked (`pty-req`); absent: stdout and stderr apart. */
+  pty?: { cols: number; rows: number; term: string };
+  /** `LANG`, `LC_*` and `TERM` the client sent (SSH `env`), already filtered. */
+  env?: Readonly<Record<string, string>>;
+  /** Hangs it up (client gone, server stopping); `rm` and `restart` hang it up too. */
+  signal: AbortSignal;
+  /** Its stdin, piped with backpressure; its end is the end of the command's input. */
+  input: NodeJS.ReadableStream;
+  /** Its stdout (the terminal's output with a pty), piped with backpressure, never ended. */
+  output: NodeJS.WritableStream;
+  /** Its stderr; unused with a pty. */
+  errors: NodeJS.WritableStream;
+}
+
+/** A running SSH session in a VM. */
+export interface VmSession {
+  /** The client's window changed size (a session with a pty). */
+  resize(cols: number, rows: number): void;
+  /**
+   * How it ended: the exit status, or the signal that ended it (`TERM`, no `SIG`); `aborted`
+   * when it was hung up. Rejects when it could not start (paused VM: ExectlError 422).
+   */
+  exited: Promise<{ exitCode: number; signal?: string; aborted: boolean }>;
+}
+
+/**
  * What the commands need from the VM runtime, in terms of stored VM records. The
  * implementation (service/vm/) owns the sandboxes, their processes and their disks; the store
  * owns the records. Commands call the store first for checks and this for the machine.
@@ -122,6 +159,11 @@ export interface VmMachines {
   exec(vm: VmRecord, command: string, options: VmExecOptions): Promise<{ exitCode: number }>;
   /** Runs an interactive shell inside the VM on a terminal of its own (`ssh <vm>`). */
   shell(vm: VmRecord, options: VmShellOptions): VmShellSession;
+  /**
+   * An SSH session in the VM (SPEC §6a), as root, with stdin; no deadline. A paused VM refuses
+   * it (`exited` rejects with 422 `vm "x" is paused`); `rm` and `restart` of the VM end it.
+   */
+  session(vm: VmRecord, options: VmSessionOptions): VmSession;
   /** Its machine's state, limits and live usage. */
   stat(vm: VmRecord): Promise<VmState>;
   /** Applies and stores new limits (422 when the host cannot, or the disk would shrink below use). */

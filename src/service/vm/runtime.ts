@@ -1,4 +1,4 @@
-import type { VmLimits, VmPortTarget, VmState } from './contract.js';
+import type { VmLimits, VmPortTarget, VmSessionProgram, VmState } from './contract.js';
 import type { MountedDisk } from './disk/index.js';
 import type { SandboxMode } from './sandbox/index.js';
 
@@ -114,6 +114,34 @@ export interface ShellSession {
   readonly exited: Promise<ExecResult>;
 }
 
+/** What an SSH session runs (contract.ts). */
+export type SessionProgram = VmSessionProgram;
+
+/**
+ * How to run an SSH session (SPEC §6a): a command, or a login shell, with its stdin forwarded
+ * and, without a terminal, its stdout and stderr apart.
+ */
+export interface SessionOptions {
+  /** Set last, over the VM's env, like {@link ExecOptions.env}. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** What runs: see {@link SessionProgram}. */
+  readonly program: SessionProgram;
+  /** A terminal of its own, as the client asked (`pty-req`); absent: plain pipes. */
+  readonly pty?: PtySpec;
+  /**
+   * Hangs the session up (client gone, `rm`, `restart`, server stopping): with a terminal as
+   * {@link ShellOptions.signal}; without, its process group gets SIGHUP (what ignores it,
+   * `nohup`, or left with `setsid` lives on) and its pipes are let go. No deadline.
+   */
+  readonly signal?: AbortSignal;
+  /** The command's stdin, piped with backpressure; its end is the command's end of input. */
+  readonly input: NodeJS.ReadableStream;
+  /** Its stdout (with a terminal: the terminal's output), piped with backpressure, never ended. */
+  readonly output: NodeJS.WritableStream;
+  /** Its stderr, apart from stdout; unused with a terminal, which merges them as a pty does. */
+  readonly errors: NodeJS.WritableStream;
+}
+
 /** What a runtime may be unable to do on a host: apply limits, freeze a VM. */
 export type RuntimeCapability = 'resize' | 'pause';
 
@@ -180,6 +208,13 @@ export interface VmRuntime {
    * keep running after it exits, like any VM process.
    */
   shell(vm: VmSpec, options: ShellOptions): ShellSession;
+  /**
+   * Runs an SSH session in the VM (SPEC §6a), as root with the env of `exec`. Its `exited`
+   * resolves once the command ended and its output was delivered (without a terminal: once
+   * every holder of its stdout and stderr let go, as with sshd), with the signal that ended it
+   * if one did; it rejects when the VM cannot be entered.
+   */
+  session(vm: VmSpec, options: SessionOptions): ShellSession;
   /** Kills every process of the VM and starts it afresh; the disk stays. */
   restart(vm: VmSpec): Promise<void>;
   /** Kills every process of the VM and deletes its disk. */

@@ -16,6 +16,8 @@ import { bootRunningVms, failInterruptedCreations } from './boot-at-start.js';
 import type { DetectedRuntime, ExecOptions, ExecResult, VmSpec } from './runtime.js';
 import type { InboundListener } from './network/index.js';
 import { connectPort } from './connect-port.js';
+import { OpenSessions } from './open-sessions.js';
+import { runtimeSession } from './runtime-session.js';
 
 // The stored status decides: a VM paused before a server restart stays paused (its processes
 // ended with the server) until its owner resumes it.
@@ -136,6 +138,7 @@ export async function startVmMachines({
       config.log(`vm "${vm.name}" did not boot, it is stopped: ${why.split('\n')[0]}`, 'warn');
     });
   const reflection = (vm: VmRecord) => ({ EXECTL_REFLECTION_URL: reflectionUrl(vm) });
+  const sessions = new OpenSessions();
 
   return {
     runtime: detected,
@@ -171,10 +174,12 @@ export async function startVmMachines({
       bootInBackground(to);
     },
     async restart(vm) {
+      sessions.hangUp(vm.id, new Error(`vm "${vm.name}" was restarted`));
       await runtime.restart(spec(vm));
       store.setStatus(vm.id, 'running');
     },
     async remove(vm) {
+      sessions.hangUp(vm.id, new Error(`vm "${vm.name}" was removed`));
       await jobs.stop(vm.id, 'the VM was removed');
       await runtime.remove(spec(vm));
     },
@@ -188,6 +193,17 @@ export async function startVmMachines({
       const exited = Promise.reject(pausedError(vm));
       exited.catch(() => {});
       return { resize: () => {}, exited };
+    },
+    session(vm, options) {
+      if (vm.status === 'paused') {
+        const exited = Promise.reject(pausedError(vm));
+        exited.catch(() => {});
+        return { resize: () => {}, exited };
+      }
+      return runtimeSession(runtime, spec(vm), sessions, vm.id, {
+        ...options,
+        env: { ...options.env, ...reflection(vm) },
+      });
     },
     async stat(vm) {
       const state = await runtime.stat(spec(vm));

@@ -85,6 +85,9 @@ const noMachines: VmMachines & Closable = {
   shell: () => {
     throw new Error('this test started no VM runtime');
   },
+  session: () => {
+    throw new Error('this test started no VM runtime');
+  },
   stat: () => Promise.reject(new Error('this test started no VM runtime')),
   resize: () => Promise.reject(new Error('this test started no VM runtime')),
   pause: () => Promise.reject(new Error('this test started no VM runtime')),

@@ -13,6 +13,9 @@ const VM = {
   default_port: 8080,
   https_url: 'https://web.example',
   ssh_dest: null,
+  ssh_host: null,
+  ssh_port: null,
+  ssh_user: null,
   created_at: '2026-01-01T00:00:00Z',
 };
 

@@ -8,6 +8,11 @@ import { execExitCode, isVmOutput, responseError, streamCutOff } from '../../exe
 import { streamSink } from '../../output-sink.js';
 import { sendSigned } from '../../exec/send-signed.js';
 import { remoteCommandLine, type PreparedLine } from '../../exec/line.js';
+import { stdinHasInput } from './stdin-input.js';
+import { runOverSsh, type SshDestination } from './over-ssh.js';
+import { configuredCredential } from '../../exec/token.js';
+import { firstSigner, signingCandidates } from '../../exec/candidates.js';
+import type { Settings } from '../../settings.js';
 
 export interface SshOptions {
   token?: string;
@@ -56,6 +61,10 @@ async function runSsh(
     repeatable: false,
   };
   const settings = ctx.settings({ key: options.key });
+  if (await stdinHasInput(ctx)) {
+    const exit = await withStdin(ctx, settings, vm, argv, options);
+    return exit === 0 ? undefined : new RemoteExit(exit);
+  }
   const { response, signedBy } = await sendSigned(ctx, settings, {
     flag: options.token,
     scope,
@@ -66,6 +75,88 @@ async function runSsh(
   const exit = isVmOutput(response) ? execExitCode(response) : undefined;
   if (exit === undefined) throw responseError(response, { url: settings.url, scope, signedBy });
   return exit === 0 ? undefined : new RemoteExit(exit);
+}
+
+/**
+ * Runs the command over the VM's SSH server, which takes stdin (SPEC §6a): its address from
+ * `ls` (a token minted for `ls` as for any command), the first signing key for the session.
+ * A configured token (`--token`, EXECTL_TOKEN) cannot sign an SSH session, and a server with
+ * its SSH listener off has none: both are refused in one line naming the destination.
+ */
+async function withStdin(
+  ctx: CliContext,
+  settings: Settings,
+  vm: string,
+  argv: readonly string[],
+  options: SshOptions,
+): Promise<number> {
+  if (configuredCredential(ctx, settings, options.token) !== undefined) {
+    throw stdinRefused(vm, settings.url);
+  }
+  const dest = await sshDestination(ctx, settings, vm);
+  if (dest === undefined) throw stdinRefused(vm, settings.url);
+  const signer = await firstSigner(ctx, settings, await signingCandidates(ctx, settings));
+  // The words quoted for the VM's shell, as the /exec line does (one level: no lexer here).
+  const command = argv.map(shellQuoted).join(' ');
+  try {
+    return await runOverSsh(dest, signer, command, ctx);
+  } catch (err) {
+    throw new ExectlError(
+      'unreachable',
+      `cannot reach vm "${vm}" over SSH at ${dest.user}@${dest.host}:${dest.port}: ${(err as Error).message}`,
+      { hint: "check that the server's SSH listener is reachable from here" },
+    );
+  }
+}
+
+/** `ssh_host`, `ssh_port` and `ssh_user` of the VM from `ls`; undefined with SSH off. */
+async function sshDestination(
+  ctx: CliContext,
+  settings: Settings,
+  vm: string,
+): Promise<SshDestination | undefined> {
+  const scope = 'ls';
+  const prepared: PreparedLine = { line: `ls ${vm}`, scope, path: 'ls', repeatable: true };
+  const { response, signedBy } = await sendSigned(ctx, settings, {
+    flag: undefined,
+    scope,
+    request: { prepared },
+  });
+  if (response.status !== 200)
+    throw responseError(response, { url: settings.url, scope, signedBy });
+  const listed = JSON.parse(response.body.toString('utf8')) as {
+    vms: {
+      vm_name: string;
+      ssh_host: string | null;
+      ssh_port: number | null;
+      ssh_user: string | null;
+    }[];
+  };
+  const found = listed.vms.find((v) => v.vm_name === vm);
+  if (found === undefined) {
+    throw new ExectlError('command_failed', `vm "${vm}" not found`, { hint: 'exectl run ls' });
+  }
+  if (found.ssh_host === null || found.ssh_port === null || found.ssh_user === null)
+    return undefined;
+  return { host: found.ssh_host, port: found.ssh_port, user: found.ssh_user };
+}
+
+/** `text` as one POSIX shell word. */
+function shellQuoted(text: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * The refusal of input on stdin, naming the SSH destination of the VM on the server's host:
+ * /exec has no stdin, the VM's SSH server has (SPEC §6a).
+ */
+function stdinRefused(vm: string, url: string): ExectlError {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  return new ExectlError(
+    'usage',
+    `exectl ssh does not forward stdin: use ssh vm+${vm}@${host} (with -p ssh_port)`,
+    { hint: `ssh_dest and ssh_port are in the answer of "ls ${vm}"; stdin at /dev/null runs here` },
+  );
 }
 
 export const command: CliCommand = {
@@ -84,6 +175,12 @@ included (exectl ssh web grep -q root /etc/passwd runs grep with -q), as with
 ssh and docker exec. Each word of ARGV reaches the program exactly as given:
 spaces, quotes, $, * and newlines are quoted for the VM's shell. For a pipeline,
 run a shell: exectl ssh web sh -c 'ls | wc -l'.
+
+Input on stdin (a pipe or a file with data) goes over the VM's own SSH server
+(vm+VM@host, from ls), signed by the same key, with stdout and stderr apart and
+no 30 s limit; with --token or EXECTL_TOKEN, or SSH off on the server, it is
+refused naming that destination. /dev/null, a closed stdin, a terminal, or a
+pipe silent for a second run over /exec as below.
 
 Output (stdout and stderr interleaved) streams as it comes. The exit code is the
 program's; otherwise as exectl run: 3 authentication, 4 not allowed,

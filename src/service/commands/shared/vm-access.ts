@@ -10,6 +10,9 @@ import { isInTagScope, tagScopeRefusal } from '../../rules/tag-scope.js';
 import type { ServiceContext } from './command.js';
 import { quote, sameEmail } from '../../rules/validate.js';
 
+/** Who asks, and the service: a command's context, or an SSH session into a VM (SPEC §6a). */
+type VmCaller = Pick<ServiceContext, 'deps' | 'principal'>;
+
 /**
  * The answer for a VM that does not exist AND for one that exists but is not visible to the
  * caller: the two must be indistinguishable, or names of other people's VMs would leak.
@@ -22,7 +25,7 @@ function vmNotFound(name: string): ExectlError {
  * True when the caller owns the VM or it is shared with the caller's email, and the VM is in
  * the tag scope of the caller's key.
  */
-function isVisibleTo(ctx: ServiceContext, vm: VmRecord): boolean {
+function isVisibleTo(ctx: VmCaller, vm: VmRecord): boolean {
   const { accountId, email } = ctx.principal;
   if (!isInTagScope(ctx.principal, vm)) return false;
   if (vm.accountId === accountId) return true;
@@ -33,7 +36,7 @@ function isVisibleTo(ctx: ServiceContext, vm: VmRecord): boolean {
  * The VM called `name` when the caller may see it.
  * @throws 422 `vm "x" not found` (also for a VM that exists but is not visible).
  */
-export function findVisibleVm(ctx: ServiceContext, name: string): VmRecord {
+export function findVisibleVm(ctx: VmCaller, name: string): VmRecord {
   const vm = ctx.deps.store.getVmByName(name);
   if (vm === undefined || !isVisibleTo(ctx, vm)) throw vmNotFound(name);
   return vm;

@@ -15,6 +15,9 @@ import { scriptText } from '../scripts/index.js';
  */
 export const PAYLOAD_FD = 4;
 
+/** The fd on which a session's command writes its own stderr (in-vm-session.sh). */
+export const SESSION_STDERR_FD = 3;
+
 /** The fixed part of a launch and the data that carries everything of the user's. */
 interface InVmLaunch {
   /** Appended after the host-side launcher's own argv (e.g. nsenter's `--`): fixed words. */
@@ -26,18 +29,22 @@ interface InVmLaunch {
 /**
  * The launch of `argv` inside a VM with exactly `env`. Names are shell variable names
  * (checked at `new`), so no name can look like an option of env; values and words may hold
- * anything but NUL, which no environment or argv can hold either.
+ * anything but NUL, which no environment or argv can hold either. The program's stderr is
+ * joined to its stdout, or, with `stderrApart` (an SSH session), goes to fd
+ * {@link SESSION_STDERR_FD} of the launcher, apart from the launcher's own stderr.
  *
  * @throws Error when a word or value holds a NUL byte (the caller validated them: a bug).
  */
 export function inVmLaunch(
   env: Readonly<Record<string, string>>,
   argv: readonly string[],
+  stderrApart = false,
 ): InVmLaunch {
   const words = [...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...argv];
   if (words.some((w) => w.includes('\0'))) throw new Error('a launch word holds a NUL byte');
   const line = ['exec', '/usr/bin/env', '-i', '--', ...words.map(singleQuoted)].join(' ');
-  return { argv: ['/bin/sh', '-c', scriptText('in-vm-command.sh')], payload: Buffer.from(line) };
+  const script = scriptText(stderrApart ? 'in-vm-session.sh' : 'in-vm-command.sh');
+  return { argv: ['/bin/sh', '-c', script], payload: Buffer.from(line) };
 }
 
 /** `text` as one POSIX shell word: inside single quotes nothing is special but `'` itself. */

@@ -17,12 +17,16 @@ import { processCwd } from './proc-table.js';
 import { runCommand, shellArgv } from './run-command.js';
 import { findShellTools, shellCommand, shellEnv } from './shell-command.js';
 import { startShellSession } from './shell-session.js';
+import { startPipeSession } from './pipe-session.js';
+import { pipeCommand, terminalProgram } from './session-command.js';
+import type { TerminalProgram } from './shell-command.js';
 import type { VmPortTarget, VmState } from '../contract.js';
 import type {
   CreateOptions,
   ExecOptions,
   ExecResult,
   RuntimeCapability,
+  SessionOptions,
   ShellOptions,
   ShellSession,
   VmRef,
@@ -70,6 +74,30 @@ export class ProcessRuntime implements VmRuntime {
   }
 
   shell(vm: VmSpec, options: ShellOptions): ShellSession {
+    return this.terminal(vm, options);
+  }
+
+  session(vm: VmSpec, options: SessionOptions): ShellSession {
+    const { pty, program } = options;
+    if (pty !== undefined) return this.terminal(vm, { ...options, pty }, terminalProgram(program));
+    return startPipeSession(async () => {
+      if (this.closed) throw new Error('the VM runtime is shut down');
+      const diskDir = resolve(vm.diskDir);
+      await assertDiskExists(diskDir);
+      const env = commandEnv({ HOME: diskDir, USER: this.user }, vm.env, options.env);
+      // fd 3 is for launchers that keep their own stderr apart; here there is none.
+      const argv: [string, ...string[]] = ['/bin/sh', '-c', 'exec 3>&-; exec /bin/sh -c "$1"'];
+      return {
+        launch: { argv: [...argv, 'sh', pipeCommand(program)], env, cwd: diskDir },
+        stderrFd: 2,
+        onStart: (pid) => this.remember(diskDir, pid),
+        launchFailed: (errors) => new Error(`could not start in vm "${vm.name}": ${errors}`),
+      };
+    }, options);
+  }
+
+  // A shell, or an SSH session's program, on a terminal of its own.
+  private terminal(vm: VmSpec, options: ShellOptions, program?: TerminalProgram): ShellSession {
     return startShellSession(async () => {
       if (this.closed) throw new Error('the VM runtime is shut down');
       const tools = findShellTools();
@@ -78,7 +106,7 @@ export class ProcessRuntime implements VmRuntime {
       const callEnv = { ...shellEnv(options.pty), ...options.env };
       const env = commandEnv({ HOME: diskDir, USER: this.user }, vm.env, callEnv);
       return {
-        launch: { argv: shellArgv(shellCommand(tools, options.pty)), env, cwd: diskDir },
+        launch: { argv: shellArgv(shellCommand(tools, options.pty, program)), env, cwd: diskDir },
         resizeTty: async (tty, size) => {
           const argv: [string, ...string[]] = [tools.stty, '-F', tty, 'cols', `${size.cols}`];
           argv.push('rows', `${size.rows}`);

@@ -82,9 +82,10 @@ export function shellEnv(pty: PtySpec): Record<string, string> {
  * prologue that sets the client's size, reports `<pid> <tty>` on {@link REPORT_FD} (so the
  * size can be changed later from outside, and the process runtime can find the shell's
  * session), closes that fd, and becomes the shell: bash when installed (line editing,
- * history), else `/bin/sh`. `script -e` exits with the shell's status.
+ * history), else `/bin/sh`. `script -e` exits with the shell's status. An SSH session's
+ * terminal (`program`) runs a login shell or its command instead.
  */
-export function shellCommand(tools: ShellTools, pty: PtySpec): string {
+export function shellCommand(tools: ShellTools, pty: PtySpec, program?: TerminalProgram): string {
   const size = ptySize(pty.cols, pty.rows);
   const prologue = [
     ...(size === undefined ? [] : [sttySizeCommand(tools, undefined, size)]),
@@ -92,9 +93,23 @@ export function shellCommand(tools: ShellTools, pty: PtySpec): string {
     `exec ${REPORT_FD}>&-`,
     'if [ -x /bin/bash ]; then SHELL=/bin/bash; fi',
     'export SHELL',
-    'exec "$SHELL" -i',
+    programLine(program),
   ].join('; ');
   return `exec ${tools.script} -qec ${singleQuoted(prologue)} /dev/null`;
+}
+
+/**
+ * What an SSH session runs on its terminal (SPEC §6a): a login shell (`{ command: null }`), or
+ * its command with `/bin/sh -c`. Absent: the interactive shell of `ssh <vm>` in the lobby.
+ */
+export interface TerminalProgram {
+  command: string | null;
+}
+
+function programLine(program: TerminalProgram | undefined): string {
+  if (program === undefined) return 'exec "$SHELL" -i';
+  if (program.command === null) return 'exec "$SHELL" -il';
+  return `exec /bin/sh -c ${singleQuoted(program.command)}`;
 }
 
 /** The command that sets the size of the terminal `tty` (a checked `/dev/pts/N` path). */

@@ -21,12 +21,14 @@ import type { MountedDisk } from '../disk/index.js';
 import { commandEnv } from '../process/index.js';
 import { runCommand, type CommandLaunch } from '../process/index.js';
 import { findShellTools, shellCommand, shellEnv, sttySizeCommand } from '../process/index.js';
-import { startShellSession } from '../process/index.js';
+import { startShellSession, startPipeSession, SESSION_STDERR_FD } from '../process/index.js';
+import { pipeCommand, terminalProgram, type TerminalProgram } from '../process/index.js';
 import type {
   CreateOptions,
   ExecOptions,
   ExecResult,
   RuntimeCapability,
+  SessionOptions,
   ShellOptions,
   ShellSession,
   VmRef,
@@ -107,13 +109,31 @@ export abstract class InitRuntime<Init extends VmInit> implements VmRuntime {
   }
 
   shell(vm: VmSpec, options: ShellOptions): ShellSession {
+    return this.terminal(vm, options);
+  }
+
+  session(vm: VmSpec, options: SessionOptions): ShellSession {
+    const { pty, program } = options;
+    if (pty !== undefined) return this.terminal(vm, { ...options, pty }, terminalProgram(program));
+    return startPipeSession(async () => {
+      const argv = ['/bin/sh', '-c', pipeCommand(program)];
+      return {
+        launch: await this.launch(vm, options.env ?? {}, argv, true),
+        stderrFd: SESSION_STDERR_FD,
+        launchFailed: (errors) => new Error(`could not enter vm "${vm.name}": ${errors}`),
+      };
+    }, options);
+  }
+
+  // A shell, or an SSH session's program, on a terminal of its own inside the VM.
+  private terminal(vm: VmSpec, options: ShellOptions, program?: TerminalProgram): ShellSession {
     return startShellSession(async () => {
       const tools = findShellTools();
       const callEnv = { ...shellEnv(options.pty), ...options.env };
       const inVm = (command: string, env: Readonly<Record<string, string>>) =>
         this.launch(vm, env, ['/bin/sh', '-c', command]);
       return {
-        launch: await inVm(shellCommand(tools, options.pty), callEnv),
+        launch: await inVm(shellCommand(tools, options.pty, program), callEnv),
         // The resize runs inside the VM like any command: the terminal's name came from inside,
         // and no host process opens a VM's file.
         resizeTty: async (tty, size) => {
@@ -178,17 +198,21 @@ export abstract class InitRuntime<Init extends VmInit> implements VmRuntime {
     return found.filter((entry) => entry !== null);
   }
 
-  /** How to run `argv` with the VM's env plus `callEnv` inside the VM, booting it first. */
+  /**
+   * How to run `argv` with the VM's env plus `callEnv` inside the VM, booting it first;
+   * `stderrApart`: see {@link joinLaunch}.
+   */
   private async launch(
     vm: VmSpec,
     callEnv: Readonly<Record<string, string>>,
     argv: readonly string[],
+    stderrApart = false,
   ): Promise<CommandLaunch> {
     const init = await this.running(vm);
     if (this.isPaused(vm)) throw commandFailed(`vm "${vm.name}" is paused`);
     if (init.hostname !== vm.name) await this.rename(init, vm.name);
     const env = commandEnv(ROOT_HOME, vm.env, callEnv);
-    return joinLaunch(this.tools, this.joinTarget(init), env, argv);
+    return joinLaunch(this.tools, this.joinTarget(init), env, argv, stderrApart);
   }
 
   /** The VM's running init, if any, without starting it. */

@@ -26,14 +26,16 @@ export interface JoinTarget {
  * Root of a machine VM keeps the capabilities of the VM's own user namespace (so `chown` and
  * `dpkg` work inside): they reach nothing outside it. The host-side processes (sh, nsenter)
  * start with our PATH only; `env` and `argv` reach only the in-VM launcher, through a pipe.
+ * `stderrApart`: see {@link inVmLaunch}.
  */
 export function joinLaunch(
   tools: BwrapTools,
   target: JoinTarget,
   env: Readonly<Record<string, string>>,
   argv: readonly string[],
+  stderrApart = false,
 ): CommandLaunch {
-  const inVm = inVmLaunch(env, argv);
+  const inVm = inVmLaunch(env, argv, stderrApart);
   const namespaces = ['--user', '--mount', '--pid', '--ipc', '--uts'];
   const nsenter = [
     tools.nsenter,

@@ -12,13 +12,16 @@ export type ScriptName =
   | 'hold-freeze.sh'
   | 'image-extents.pl'
   | 'in-vm-command.sh'
+  | 'in-vm-session.sh'
   | 'join-machine.sh'
   | 'launch-machine.sh'
+  | 'login-shell.sh'
   | 'machine-root.pl'
   | 'network-wall.nft'
   | 'setup-wrapper.sh'
   | 'shift-image-owners.sh'
   | 'shift-owners.pl'
+  | 'sftp-server.sh'
   | 'snapshot-base.sh';
 
 const texts = new Map<ScriptName, string>();

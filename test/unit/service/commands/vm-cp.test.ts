@@ -41,7 +41,10 @@ test('cp: a new VM with the disk, tags, comment, port and env; the two disks are
     tags: ['prod'],
     default_port: 3000,
     https_url: 'http://web-copy.localhost:7070',
-    ssh_dest: 'ssh -p 7022 127.0.0.1 ssh web-copy',
+    ssh_dest: 'vm+web-copy@localhost',
+    ssh_host: 'localhost',
+    ssh_port: 7022,
+    ssh_user: 'vm+web-copy',
   });
   const [from, to] = ['web', 'web-copy'].map((n) => fx.store.getVmByName(n)!);
   assert.deepEqual(

@@ -44,7 +44,10 @@ test('new: every option lands in the VM; the setup script ran once inside; statu
     tags: ['eu', 'prod'],
     default_port: 8000,
     https_url: 'http://web.localhost:7070',
-    ssh_dest: 'ssh -p 7022 127.0.0.1 ssh web',
+    ssh_dest: 'vm+web@localhost',
+    ssh_host: 'localhost',
+    ssh_port: 7022,
+    ssh_user: 'vm+web',
   });
   const vm = fx.store.getVmByName('web')!;
   assert.equal(vm.accountId, ada.account.id);
@@ -85,7 +88,7 @@ test('new without --name picks a free adjective-noun name', async () => {
       'tags:   -\n' +
       'port:   8000\n' +
       'url:    http://texted.localhost:7070\n' +
-      'ssh:    ssh -p 7022 127.0.0.1 ssh texted\n',
+      'ssh:    ssh -p 7022 vm+texted@localhost\n',
   );
 });
 

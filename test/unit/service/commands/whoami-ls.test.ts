@@ -75,7 +75,10 @@ test('ls lists own and shared VMs with every field, sorted by name', async () =>
     comment: '',
     default_port: 8000,
     https_url: `http://${name}.localhost:7070`,
-    ssh_dest: `ssh -p 7022 127.0.0.1 ssh ${name}`,
+    ssh_dest: `vm+${name}@localhost`,
+    ssh_host: 'localhost',
+    ssh_port: 7022,
+    ssh_user: `vm+${name}`,
     created_at: T0,
     ...extra,
   });
@@ -115,12 +118,12 @@ test('ls as text: a short table, and -l adds comment, port, ssh command and crea
   );
   assert.equal(
     await fx.text(carol, 'ls -l'),
-    'NAME   STATUS   TAGS  URL                       COMMENT  PORT  SSH                           CREATED\n' +
-      `${e} cv  running  a,b   http://cv.localhost:7070  résumé   8000  ssh -p 7022 127.0.0.1 ssh cv  ${T0}\n`,
+    'NAME   STATUS   TAGS  URL                       COMMENT  PORT  SSH                          CREATED\n' +
+      `${e} cv  running  a,b   http://cv.localhost:7070  résumé   8000  ssh -p 7022 vm+cv@localhost  ${T0}\n`,
   );
 });
 
-test('https_url follows TLS, the domain and the HTTP port; ssh_dest is null with SSH off', async () => {
+test('https_url follows TLS, the domain and the HTTP port; the ssh_* fields are null with SSH off', async () => {
   const other = await openCommandFixture({
     config: { domain: 'dev.example', tls: { cert: Buffer.from('c'), key: Buffer.from('k') } },
     ssh: null,
@@ -130,7 +133,9 @@ test('https_url follows TLS, the domain and the HTTP port; ssh_dest is null with
     other.addVm(zed, 'site');
     const data = (await other.run(zed, 'ls')) as { vms: Record<string, unknown>[] };
     assert.equal(data.vms[0]?.https_url, 'https://site.dev.example:7070');
-    assert.equal(data.vms[0]?.ssh_dest, null);
+    for (const field of ['ssh_dest', 'ssh_host', 'ssh_port', 'ssh_user']) {
+      assert.equal(data.vms[0]?.[field], null, field);
+    }
   } finally {
     await other.cleanup();
   }
@@ -142,7 +147,25 @@ test('ssh_dest names the domain when the SSH listener is on every interface', as
     const zed = other.addUser('zed@example.com');
     other.addVm(zed, 'site');
     const data = (await other.run(zed, 'ls')) as { vms: Record<string, unknown>[] };
-    assert.equal(data.vms[0]?.ssh_dest, 'ssh -p 2222 localhost ssh site');
+    assert.equal(data.vms[0]?.ssh_dest, 'vm+site@localhost');
+    assert.equal(data.vms[0]?.ssh_port, 2222);
+  } finally {
+    await other.cleanup();
+  }
+});
+
+test('ssh_dest names the listen address when it is neither loopback nor wildcard', async () => {
+  const other = await openCommandFixture({ ssh: { host: '10.1.2.3', port: 22 } });
+  try {
+    const zed = other.addUser('zed@example.com');
+    other.addVm(zed, 'site');
+    const data = (await other.run(zed, 'ls')) as { vms: Record<string, unknown>[] };
+    const { ssh_dest, ssh_host, ssh_port, ssh_user } = data.vms[0]!;
+    assert.deepEqual(
+      { ssh_dest, ssh_host, ssh_port, ssh_user },
+      { ssh_dest: 'vm+site@10.1.2.3', ssh_host: '10.1.2.3', ssh_port: 22, ssh_user: 'vm+site' },
+    );
+    assert.match(await other.text(zed, 'ls -l'), / ssh vm\+site@10\.1\.2\.3 /);
   } finally {
     await other.cleanup();
   }

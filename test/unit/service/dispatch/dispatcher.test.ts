@@ -124,6 +124,9 @@ test('the view sees the boolean flags it reads: ls -l shows the long columns', a
     default_port: 8080,
     https_url: 'https://web.example',
     ssh_dest: null,
+    ssh_host: null,
+    ssh_port: null,
+    ssh_user: null,
     created_at: '2026-01-01T00:00:00Z',
   };
   const short = await run('ls', null).result;
