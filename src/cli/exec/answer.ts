@@ -1,7 +1,7 @@
 // What an `/exec` answer is (JSON, or the raw output of a VM command with its exit code), and a
 // failed one as the one ExectlError the user sees: the catalogue code that matches the status
 // (so main.ts exits with SPEC §8's code), the server's message, and what to do next.
-import { splitSuggestions } from '../../did-you-mean.js';
+import { parseSuggestions, SUGGESTIONS_HEADER } from '../../did-you-mean.js';
 import {
   ExectlError,
   FAILURE_KIND_HEADER,
@@ -50,7 +50,7 @@ export function responseError(response: ExecResponse, facts: RequestFacts): Exec
       hint: 'check that --url points at an exectl server',
     });
   }
-  if (response.status === 404) return unknownCommand(failure.message);
+  if (response.status === 404) return unknownCommand(response, failure.message);
   // SPEC §8: every 401 names the key that signed and where it came from.
   const message =
     response.status === 401 && facts.signedBy !== undefined
@@ -62,11 +62,11 @@ export function responseError(response: ExecResponse, facts: RequestFacts): Exec
 }
 
 /**
- * A 404: the server's suggestion (`unknown command: lss — did you mean "ls"?`) becomes the hint,
- * worded as the command to type here; without one, where the list of commands is.
+ * A 404: the server's suggestion (`X-Exec-Suggest: ls`) becomes the hint, worded as the command
+ * to type here; without one, where the list of commands is.
  */
-function unknownCommand(text: string): ExectlError {
-  const { message, suggestions } = splitSuggestions(text);
+function unknownCommand(response: ExecResponse, message: string): ExectlError {
+  const suggestions = parseSuggestions(response.headers[SUGGESTIONS_HEADER.toLowerCase()]);
   const hint =
     suggestions.length === 0
       ? 'run `exectl run help` to list the commands'

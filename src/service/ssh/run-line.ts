@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { parseSuggestions, SUGGESTIONS_HEADER, withSuggestions } from '../../did-you-mean.js';
 import { ExectlError, publicFailure } from '../../errors.js';
 import { DEFAULTS, type LogSink } from '../config.js';
 import type { ServiceDeps } from '../deps.js';
@@ -162,7 +163,9 @@ function reportFailure(
       asksForJson(line) ? renderJson(error.body) : renderText(error.body, undefined, width),
     );
   }
-  sink.stderr(`error: ${error.message}\n`);
+  // People read this: a 404's suggestion (a header over HTTP) goes after the message.
+  const suggestions = parseSuggestions(error.headers[SUGGESTIONS_HEADER]);
+  sink.stderr(`error: ${withSuggestions(error.message, suggestions)}\n`);
   return {
     exit: error.exitCode,
     status: error.status,

@@ -156,15 +156,21 @@ describe('POST /exec statuses (SPEC §2)', () => {
     assertError(await exec(svc, onlyLs, 'ssh-key frob'), 404, 'unknown command: ssh-key frob');
   });
 
-  test("404 suggests the nearest commands after SPEC §2's message (issue 28)", async () => {
-    const cases: [line: string, message: string][] = [
-      ['lss', 'unknown command: lss — did you mean "ls"?'],
-      ['whoam --json', 'unknown command: whoam — did you mean "whoami"?'],
-      ['ssh-key lst', 'unknown command: ssh-key lst — did you mean "ssh-key list"?'],
-      ['rn', 'unknown command: rn — did you mean "rm"?'],
-      ['help whoam', 'unknown command: whoam — did you mean "whoami"?'],
+  test('404 says exactly "unknown command: <name>"; the nearest paths go in X-Exec-Suggest', async () => {
+    // SPEC §2's message is exact (it carried the suggestion until issue 29: test first failed).
+    const cases: [line: string, name: string, suggested: string][] = [
+      ['lss', 'lss', 'ls'],
+      ['whoam --json', 'whoam', 'whoami'],
+      ['ssh-key lst', 'ssh-key lst', 'ssh-key list'],
+      ['rn', 'rn', 'rm'],
+      ['help whoam', 'whoam', 'whoami'],
     ];
-    for (const [line, message] of cases) assertError(await exec(svc, all, line), 404, message);
+    for (const [line, name, suggested] of cases) {
+      const r = await exec(svc, all, line);
+      assertError(r, 404, `unknown command: ${name}`);
+      assert.equal(r.headers['x-exec-suggest'], suggested, line);
+    }
+    assert.equal((await exec(svc, all, 'frobnicate')).headers['x-exec-suggest'], undefined);
   });
 
   test('403 for a command outside cmds; a parent grants no subcommand', async () => {

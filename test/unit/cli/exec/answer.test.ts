@@ -77,13 +77,13 @@ test('responseError: the server message and a hint per status', () => {
       'a command line is at most 65536 bytes',
     ],
     [
-      json(404, { error: 'unknown command: lss — did you mean "ls"?' }),
+      json(404, { error: 'unknown command: lss' }, { 'x-exec-suggest': 'ls' }),
       'lss',
       'unknown command: lss',
       'did you mean `exectl run ls`?',
     ],
     [
-      json(404, { error: 'unknown command: rn — did you mean "rm" or "run"?' }),
+      json(404, { error: 'unknown command: rn' }, { 'x-exec-suggest': 'rm, run' }),
       'rn',
       'unknown command: rn',
       'did you mean `exectl run rm` or `exectl run run`?',
