@@ -43,7 +43,14 @@ test('src/ has source files to check', () => {
 type SourceFile = { rel: string; text: string };
 
 /** The service root holds what the service is made of; everything else lives in a room. */
-const SERVICE_ROOT = new Set(['index.ts', 'config.ts', 'deps.ts', 'request-log.ts', 'accounts.ts']);
+const SERVICE_ROOT = new Set([
+  'index.ts',
+  'boot.ts',
+  'config.ts',
+  'deps.ts',
+  'request-log.ts',
+  'accounts.ts',
+]);
 
 /**
  * The import rules of ARCHITECTURE.md, as one sentence per broken rule: token/ and text-views/
