@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import type { ExecResponse } from '../../../../src/cli/exec/http.js';
 import {
-  codeForStatus,
+  clientCodeForStatus,
   failureKind,
   responseError,
   retryAfterSeconds,
@@ -222,7 +222,10 @@ test('responseError: an answer that is not from an exectl server says so', () =>
     const err = responseError(response, { url: URL, scope: 'ls' });
     assert.equal(err.message, `${URL} answered ${response.status}, not as exectl does`);
     assert.equal(err.hint, 'check that --url points at an exectl server');
-    assert.equal(err.code, response.status >= 400 ? codeForStatus(response.status) : 'unreachable');
+    assert.equal(
+      err.code,
+      response.status >= 400 ? clientCodeForStatus(response.status) : 'unreachable',
+    );
   }
 });
 
