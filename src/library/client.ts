@@ -1,7 +1,7 @@
 // The library's client of `POST /exec` (SPEC §10): `exec` gives the JSON answer or throws a
 // typed ExecError; `ssh` gives a VM command's exit code and its exact output bytes.
 import { request } from 'undici';
-import { remoteCommandLine } from '../cli/exec/line.js';
+import { remoteCommandLine } from '../command-line.js';
 import { catalogPathOf } from '../command-catalog.js';
 import { codeForStatus, type ErrorCode } from '../errors.js';
 import { lexCommandLine } from '../shell-words.js';

@@ -8,18 +8,25 @@ import { join, resolve } from 'node:path';
 import { COMMAND_CATALOG } from '../command-catalog.js';
 import { ExectlError } from '../errors.js';
 import { fsCause } from '../fs-cause.js';
-import { ensureAccount } from '../service/accounts.js';
-import type { ServiceConfig } from '../service/config.js';
-import { FaultTable, type FaultSpec } from '../service/dispatch/faults.js';
-import { releaseVmIdRanges, startService, type RunningService } from '../service/index.js';
-import { parseRegistrableKey } from '../service/rules/registrable-key.js';
-import { emptyDataFolder } from '../service/store/empty-data-folder.js';
-import type { SeedDocument } from '../service/seed/document.js';
-import { exportSeed, parseSeed, type Seed } from '../service/seed/index.js';
+import {
+  emptyDataFolder,
+  ensureAccount,
+  exportSeed,
+  FaultTable,
+  parseRegistrableKey,
+  parseSeed,
+  releaseVmIdRanges,
+  startService,
+  type RunningService,
+  type Seed,
+  type ServiceConfig,
+} from '../service/index.js';
+import type { FaultSpec, SeedDocument } from '../service/public-types.js';
 import { mintSvc0 } from '../token/mint.js';
 import { serializePermissions } from '../token/permissions.js';
 import { ownerKey, type OwnerKey } from './owner-key.js';
-import { serviceConfigFor, type StartServerOptions } from './server-config.js';
+import type { StartServerOptions } from './options.js';
+import { serviceConfigFor } from './server-config.js';
 
 /** What `mint` puts in a token; absent fields get the defaults below. */
 export interface MintPermissions {

@@ -1,5 +1,7 @@
-// The one door from the CLI into the service (only `exectl serve` passes it): what serve
-// needs to read its flags, prepare a data folder, bootstrap the owner, apply a seed and start.
+// The one door into the service, for `exectl serve` (cli/commands/serve/) and the library's
+// startServer (library/) alike: what they need to read their options, prepare a data folder,
+// bootstrap the owner, apply a seed and start. Nothing outside service/ imports anything else
+// of it (test/unit/architecture.test.ts).
 export {
   DEFAULTS,
   parseListenAddress,
@@ -9,6 +11,9 @@ export {
   type ServiceConfig,
 } from './config.js';
 export { parseRateLimit, type RateLimit } from './rules/rate-limit.js';
+export { parseRegistrableKey } from './rules/registrable-key.js';
+export { FaultTable, type FaultSpec } from './dispatch/faults.js';
+export { openSshPrivateKey } from './ssh/host-key.js';
 export type { VmCeilings } from './rules/ceilings.js';
 export { MIN_DISK, MIN_MEMORY, parseCpus, parseSize } from './rules/limit-values.js';
 export { checkEmail, quote } from './rules/validate.js';
@@ -28,6 +33,7 @@ export {
   type RejectedKeyLine,
 } from './accounts.js';
 export { applySeed, exportSeed, parseSeed, type Seed } from './seed/index.js';
+export type { SeedDocument } from './seed/document.js';
 export {
   addAccount,
   adminSocketPath,

@@ -2,7 +2,7 @@
 import { Option, type Command } from 'commander';
 import { ExectlError } from '../../../errors.js';
 import type { CliCommand, CommandOutcome } from '../../command.js';
-import { prepareRunLine } from '../../exec/line.js';
+import { prepareRunLine } from '../../../command-line.js';
 import type { CliContext } from '../../context.js';
 import type { ExecResponse } from '../../exec/http.js';
 import {

@@ -7,7 +7,7 @@ import type { CliContext } from '../../context.js';
 import { execExitCode, isVmOutput, responseError, streamCutOff } from '../../exec/answer.js';
 import { streamSink } from '../../output-sink.js';
 import { sendSigned } from '../../exec/send-signed.js';
-import { remoteCommandLine, type PreparedLine } from '../../exec/line.js';
+import { remoteCommandLine, type PreparedLine } from '../../../command-line.js';
 
 export interface SshOptions {
   token?: string;
