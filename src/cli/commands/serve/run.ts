@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { ExectlError } from '../../../errors.js';
 import {
   DEFAULTS,
-  type LogLevel,
   type ServiceConfig,
   startService,
   type RunningService,
@@ -18,6 +17,7 @@ import type { CommandOutcome } from '../../command.js';
 import type { CliContext } from '../../context.js';
 import { PLAIN_STYLE, styleFor, warn } from '../../output.js';
 import { renderBanner, type BannerFacts } from './banner.js';
+import { LOG_LEVELS } from './choices.js';
 import { closeInheritedDescriptors } from './inherited-fds.js';
 import { openFolderWarning, prepareDataFolder, readUserFile, readUserText } from './data.js';
 import {
@@ -130,9 +130,6 @@ async function showBanner(
     ),
   );
 }
-
-/** From the most to the least verbose; `--log-level` shows its own level and those after it. */
-const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 /** The service's configuration from the settings (serve, and `serve import`'s own service). */
 export function serviceConfig(
