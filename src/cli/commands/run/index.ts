@@ -15,6 +15,7 @@ import {
 } from '../../exec/answer.js';
 import { jsonStyleFor, prettyJson } from '../../json-pretty.js';
 import { answerText } from '../../exec/text.js';
+import { exitCodesHelp } from '../../exit-codes-help.js';
 import { terminalColumns } from '../../terminal-width.js';
 import { streamSink } from '../../output-sink.js';
 import { sendSigned } from '../../exec/send-signed.js';
@@ -156,9 +157,8 @@ server sent it, with or without --json (--raw does that on a terminal too).
 429 answers are retried after Retry-After; connection failures are retried only
 for commands that change nothing (3 tries in all).
 
-Exit codes: 0 success, 1 command failed (422), 2 usage or bad request (400),
-3 authentication (401), 4 not allowed (403), 5 unknown command (404),
-6 rate limited (429), 7 timed out (504), 8 server unreachable, 9 server error.
+Exit codes:
+${exitCodesHelp('0 success')}
 
 Examples:
   exectl run whoami
