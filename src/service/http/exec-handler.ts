@@ -41,10 +41,13 @@ export function createExecHandler(options: ExecHandlerOptions) {
           headers: { Allow: 'POST' },
         });
       }
-      const caller = await heldBack(async () => {
+      const caller = await heldBack(() => {
         const token = withBearerChallenge(() => bearerToken(req.headers.authorization));
-        await auth.turnToVerify(token, namespace, req.socket);
-        return withBearerChallenge(() => auth.authenticate(token, namespace, req.socket));
+        const authenticate = () =>
+          withBearerChallenge(() => auth.authenticate(token, namespace, req.socket));
+        // Only an address out of failed verifications waits for its turn (token-auth.ts).
+        const turn = auth.turnToVerify(token, namespace, req.socket);
+        return turn === null ? authenticate() : turn.then(authenticate);
       });
       const result = await admit(options, {
         principal: caller.principal,
