@@ -1,12 +1,12 @@
 // Every row of the SPEC §2 status table, and the order in which the checks answer, driven with
 // real curl against a real service; tokens come from the SPEC §1.1 shell recipe (ssh-keygen).
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { run } from '../../helpers/keys.js';
-import { startTestService, type TestService } from '../../helpers/service.js';
+import { useTestService, type TestService } from '../../helpers/service.js';
 
 interface CurlResult {
   status: number;
@@ -44,13 +44,11 @@ function assertError(r: CurlResult, status: number, message: string) {
 const FAR = 4_000_000_000;
 
 describe('POST /exec statuses (SPEC §2)', () => {
-  let svc: TestService;
+  const svc = useTestService();
   let all: string; // a token allowing the default commands
   before(async () => {
-    svc = await startTestService();
     all = await svc.token(`{"exp":${FAR}}`);
   });
-  after(() => svc.stop());
 
   test('200: JSON output followed by a newline', async () => {
     const r = await exec(svc, all, 'whoami');
@@ -246,11 +244,7 @@ describe('POST /exec statuses (SPEC §2)', () => {
 });
 
 describe('rate limiting per key (SPEC §2)', () => {
-  let svc: TestService;
-  before(async () => {
-    svc = await startTestService({ rateLimit: { capacity: 2, refillMs: 60_000 } });
-  });
-  after(() => svc.stop());
+  const svc = useTestService({ rateLimit: { capacity: 2, refillMs: 60_000 } });
 
   test('429 with Retry-After once the bucket is empty, before body checks; other keys unaffected', async () => {
     const token = await svc.token(`{"exp":${FAR}}`);
