@@ -1,54 +1,65 @@
-/**
- * The command paths the service offers, and whether each changes state. The service's registry
- * holds the full definitions; this list is what the client needs without asking the server:
- * the path of a command line (to mint a token for exactly that command) and whether a failed
- * request may be repeated safely. A test keeps it identical to the registry.
- */
+// The command manifest: every command path the service offers, in the order `help` lists
+// them, with what both sides need to know of it. The service's registry is built from it
+// (service/commands/index.ts registers each path's definition in this order), the readable
+// views are looked up in it (text-views/index.ts), and the client reads the rest without asking
+// the server: the path of a command line (to mint a token for exactly that command) and
+// whether a failed request may be repeated safely.
+import * as account from './text-views/account.js';
+import { helpView } from './text-views/help.js';
+import * as sharing from './text-views/sharing.js';
+import type { TextView } from './text-views/view.js';
+import * as vms from './text-views/vms.js';
+
 interface CatalogEntry {
   path: string;
   /** Changes state: never retried automatically. */
   mutates: boolean;
+  /**
+   * Its answer's readable text (SSH without `--json`, `exectl run` on a terminal); absent:
+   * the generic text (only `ssh`, whose answer is a stream).
+   */
+  view?: TextView;
 }
 
 export const COMMAND_CATALOG: readonly CatalogEntry[] = [
-  { path: 'help', mutates: false },
-  { path: 'whoami', mutates: false },
-  { path: 'ls', mutates: false },
-  { path: 'new', mutates: true },
-  { path: 'browser', mutates: true },
-  { path: 'cp', mutates: true },
-  { path: 'rm', mutates: true },
-  { path: 'restart', mutates: true },
-  { path: 'rename', mutates: true },
-  { path: 'tag', mutates: true },
-  { path: 'comment', mutates: true },
-  { path: 'stat', mutates: false },
-  { path: 'resize', mutates: true },
-  { path: 'pause', mutates: true },
-  { path: 'resume', mutates: true },
-  { path: 'ssh-key list', mutates: false },
-  { path: 'ssh-key add', mutates: true },
-  { path: 'ssh-key remove', mutates: true },
-  { path: 'ssh-key rename', mutates: true },
-  { path: 'ssh-key generate-api-key', mutates: true },
-  { path: 'svc0-to-svc1', mutates: true },
-  { path: 'share show', mutates: false },
-  { path: 'share port', mutates: true },
-  { path: 'share set-public', mutates: true },
-  { path: 'share set-private', mutates: true },
-  { path: 'share add', mutates: true },
-  { path: 'share remove', mutates: true },
-  { path: 'team', mutates: false },
-  { path: 'team members', mutates: false },
-  { path: 'team add', mutates: true },
-  { path: 'team remove', mutates: true },
-  { path: 'team leave', mutates: true },
-  { path: 'integrations list', mutates: false },
-  { path: 'integrations add', mutates: true },
-  { path: 'integrations remove', mutates: true },
-  { path: 'integrations rename', mutates: true },
-  { path: 'integrations attach', mutates: true },
-  { path: 'integrations detach', mutates: true },
+  { path: 'help', mutates: false, view: helpView },
+  { path: 'whoami', mutates: false, view: account.whoamiView },
+  { path: 'ls', mutates: false, view: vms.lsView },
+  { path: 'new', mutates: true, view: vms.newVmView },
+  { path: 'browser', mutates: true, view: account.browserView },
+  { path: 'cp', mutates: true, view: vms.newVmView },
+  { path: 'rm', mutates: true, view: vms.rmView },
+  { path: 'restart', mutates: true, view: vms.restartView },
+  { path: 'rename', mutates: true, view: vms.renameView },
+  { path: 'tag', mutates: true, view: vms.tagView },
+  { path: 'comment', mutates: true, view: vms.commentView },
+  { path: 'stat', mutates: false, view: vms.vmStateView },
+  { path: 'resize', mutates: true, view: vms.vmStateView },
+  { path: 'pause', mutates: true, view: vms.pauseView },
+  { path: 'resume', mutates: true, view: vms.pauseView },
+  { path: 'ssh-key list', mutates: false, view: account.sshKeyListView },
+  { path: 'ssh-key add', mutates: true, view: account.sshKeyAddView },
+  { path: 'ssh-key remove', mutates: true, view: account.sshKeyRemoveView },
+  { path: 'ssh-key rename', mutates: true, view: account.sshKeyRenameView },
+  { path: 'ssh-key generate-api-key', mutates: true, view: account.apiKeyView },
+  { path: 'svc0-to-svc1', mutates: true, view: account.svc1View },
+  { path: 'share show', mutates: false, view: sharing.shareShowView },
+  { path: 'share port', mutates: true, view: sharing.sharePortView },
+  { path: 'share set-public', mutates: true, view: sharing.visibilityView },
+  { path: 'share set-private', mutates: true, view: sharing.visibilityView },
+  { path: 'share add', mutates: true, view: sharing.shareUsersView },
+  { path: 'share remove', mutates: true, view: sharing.shareUsersView },
+  { path: 'team', mutates: false, view: account.teamView },
+  { path: 'team members', mutates: false, view: account.membersView },
+  { path: 'team add', mutates: true, view: account.membersView },
+  { path: 'team remove', mutates: true, view: account.membersView },
+  { path: 'team leave', mutates: true, view: account.leaveView },
+  { path: 'integrations list', mutates: false, view: sharing.integrationListView },
+  { path: 'integrations add', mutates: true, view: sharing.integrationView },
+  { path: 'integrations remove', mutates: true, view: sharing.integrationRemoveView },
+  { path: 'integrations rename', mutates: true, view: sharing.integrationView },
+  { path: 'integrations attach', mutates: true, view: sharing.integrationView },
+  { path: 'integrations detach', mutates: true, view: sharing.integrationView },
   // Runs arbitrary code in a VM: never assumed safe to repeat.
   { path: 'ssh', mutates: true },
 ];

@@ -1,6 +1,6 @@
-// "Did you mean ...?" for a mistyped command name, shared by the service (its /exec and SSH
-// front ends answer `unknown command: lss — did you mean "ls"?`) and the client (commander's
-// unknown subcommands, and reading the suggestion back out of a 404 to word it for the shell).
+// "Did you mean ...?" for a mistyped command name, shared by the service (its 404 carries the
+// nearest paths in a header; the SSH front end shows `unknown command: lss — did you mean "ls"?`)
+// and the client (commander's unknown subcommands, and the header of a 404 worded for the shell).
 
 /**
  * The largest edit distance still taken for a typo of a word of `length` characters: 1 up to
@@ -66,27 +66,39 @@ export function suggestionsFor(typed: string, candidates: readonly string[]): st
   return nearest;
 }
 
-const SEPARATOR = ' — did you mean ';
+/**
+ * The response header of a 404 that carries the nearest command paths, comma-separated
+ * (`X-Exec-Suggest: ssh-key list, rm`). SPEC §2's message stays exactly `unknown command:
+ * <name>`; front ends that talk to people word the suggestion from this header (see
+ * {@link withSuggestions}, and the client's `cli/exec/answer.ts`). Other clients may ignore it.
+ */
+export const SUGGESTIONS_HEADER = 'X-Exec-Suggest';
+
+/** One suggested path as a header carries it: printable ASCII words, no comma or quote. */
+const SUGGESTED_PATH = /^[\x21-\x7e]+( [\x21-\x7e]+)*$/;
+const sendable = (path: string): boolean => SUGGESTED_PATH.test(path) && !/[,"]/.test(path);
 
 /**
- * `message` followed by the suggestion, as the service words it after SPEC §2's message
- * (which stays a prefix): `unknown command: lss — did you mean "ls"?`; `message` alone when
- * there is none.
+ * The headers that carry `suggestions` ({@link SUGGESTIONS_HEADER}); none when there is none.
+ * A name a header cannot hold (never a command path) is left out rather than sent.
  */
-export function withSuggestions(message: string, suggestions: readonly string[]): string {
-  if (suggestions.length === 0) return message;
-  return `${message}${SEPARATOR}${suggestions.map((s) => `"${s}"`).join(' or ')}?`;
+export function suggestionsHeader(suggestions: readonly string[]): Record<string, string> {
+  const paths = suggestions.filter(sendable);
+  return paths.length === 0 ? {} : { [SUGGESTIONS_HEADER]: paths.join(', ') };
+}
+
+/** Reads {@link SUGGESTIONS_HEADER} back: the paths it names, none when missing or malformed. */
+export function parseSuggestions(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  const paths = value.split(',').map((path) => path.trim());
+  return paths.every(sendable) ? paths : [];
 }
 
 /**
- * The inverse of {@link withSuggestions}: the message before the suggestion and the names
- * suggested (empty when the message carries none), so the client can word them as commands
- * of its own (`exectl run ls`).
+ * `message` followed by the suggestion, as a front end that talks to people shows it (the SSH
+ * one): `unknown command: lss — did you mean "ls"?`; `message` alone when there is none.
  */
-export function splitSuggestions(text: string): { message: string; suggestions: string[] } {
-  const at = text.lastIndexOf(SEPARATOR);
-  const tail = at < 0 ? '' : text.slice(at + SEPARATOR.length);
-  if (!/^"[^"]+"( or "[^"]+")*\?$/.test(tail)) return { message: text, suggestions: [] };
-  const suggestions = [...tail.matchAll(/"([^"]+)"/g)].map((m) => m[1]!);
-  return { message: text.slice(0, at), suggestions };
+export function withSuggestions(message: string, suggestions: readonly string[]): string {
+  if (suggestions.length === 0) return message;
+  return `${message} — did you mean ${suggestions.map((s) => `"${s}"`).join(' or ')}?`;
 }

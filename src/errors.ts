@@ -77,6 +77,41 @@ interface CatalogueEntry {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
+/** The codes the service answers with, one per status (a received 404 is `unknown_command`). */
+const SERVICE_CODES: readonly ErrorCode[] = [
+  'bad_request',
+  'unauthorized',
+  'forbidden',
+  'unknown_command',
+  'method_not_allowed',
+  'body_too_large',
+  'command_failed',
+  'rate_limited',
+  'internal',
+  'bad_gateway',
+  'unavailable',
+  'timeout',
+  'integration_loop',
+];
+const SERVICE_CODE_FOR_STATUS = new Map<number, ErrorCode>(
+  SERVICE_CODES.map((code) => [ERROR_CATALOGUE[code].status, code]),
+);
+
+/** Every status the service answers a failure with, in increasing order. */
+export const SERVICE_STATUSES: readonly number[] = [...SERVICE_CODE_FOR_STATUS.keys()].sort(
+  (a, b) => a - b,
+);
+
+/**
+ * The catalogue code the service answers `status` with (`503` → `unavailable`, `404` →
+ * `unknown_command`), or undefined for a status it never sends. The one map from a status back
+ * to a code: the library's client names failures by it, injected faults are checked against
+ * it, and the CLI folds it into its own codes (`cli/exec/answer.ts`).
+ */
+export function codeForStatus(status: number): ErrorCode | undefined {
+  return SERVICE_CODE_FOR_STATUS.get(status);
+}
+
 /**
  * What each exit code of `run` and `ssh` means, in exit code order, from the catalogue: e.g.
  * `6 rate limited (429)`. The CLI's help lists these, so it never drifts from the codes.

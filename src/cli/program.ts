@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError, type Option } from 'commander';
-import { ExectlError, exitCodeMeanings } from '../errors.js';
+import { ExectlError } from '../errors.js';
+import { exitCodesHelp } from './exit-codes-help.js';
 import type { CliCommand, CommandOutcome } from './command.js';
 import { createContext, type CliProcess, type GlobalFlags } from './context.js';
 import { suggestionsFor } from '../did-you-mean.js';
@@ -33,23 +34,7 @@ Environment:
   $XDG_CONFIG_HOME/exectl/config.json (see exectl(1))
 
 Exit codes (run, ssh; inspect uses 0 valid, 1 invalid, 2 malformed):
-${wrapList(["0 success (ssh: the VM command's exit code)", ...exitCodeMeanings()])}`;
-
-/** Items joined with ", " into lines of at most 80 columns, indented by two spaces. */
-function wrapList(items: readonly string[]): string {
-  const lines: string[] = [];
-  let line = '';
-  items.forEach((item, i) => {
-    const piece = i === items.length - 1 ? item : `${item},`;
-    if (line !== '' && 2 + line.length + 1 + piece.length > 80) {
-      lines.push(line);
-      line = piece;
-    } else {
-      line = line === '' ? piece : `${line} ${piece}`;
-    }
-  });
-  return [...lines, line].map((l) => `  ${l}`).join('\n');
-}
+${exitCodesHelp("0 success (ssh: the VM command's exit code)")}`;
 
 /** Parses `argv`, runs the command it names and returns its outcome. Throws ExectlErrors. */
 export async function runProgram(

@@ -1,10 +1,9 @@
 // The library's client of `POST /exec` (SPEC §10): `exec` gives the JSON answer or throws a
 // typed ExecError; `ssh` gives a VM command's exit code and its exact output bytes.
 import { request } from 'undici';
-import { remoteCommandLine } from '../cli/exec/line.js';
+import { remoteCommandLine } from '../command-line.js';
 import { catalogPathOf } from '../command-catalog.js';
-import type { ErrorCode } from '../errors.js';
-import { serviceCodeForStatus } from '../service/dispatch/faults.js';
+import { codeForStatus, type ErrorCode } from '../errors.js';
 import { lexCommandLine } from '../shell-words.js';
 import type { Signer } from '../token/keys.js';
 import { mintSvc0 } from '../token/mint.js';
@@ -122,5 +121,5 @@ function failure(status: number, text: string): ExecError {
   }
   const error = (body as { error?: unknown } | undefined)?.error;
   const message = typeof error === 'string' ? error : `the server answered ${status}`;
-  return new ExecError(status, serviceCodeForStatus(status) ?? 'unexpected_status', message, body);
+  return new ExecError(status, codeForStatus(status) ?? 'unexpected_status', message, body);
 }

@@ -3,7 +3,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { openSshPrivateKey } from '../service/ssh/host-key.js';
+import { openSshPrivateKey } from '../service/index.js';
 import { loadPrivateKey, publicKeyFromBlob, type Signer } from '../token/keys.js';
 
 /** A key pair the tests can sign with. */

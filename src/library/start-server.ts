@@ -8,18 +8,25 @@ import { join, resolve } from 'node:path';
 import { COMMAND_CATALOG } from '../command-catalog.js';
 import { ExectlError } from '../errors.js';
 import { fsCause } from '../fs-cause.js';
-import { ensureAccount } from '../service/accounts.js';
-import type { ServiceConfig } from '../service/config.js';
-import { FaultTable, type FaultSpec } from '../service/dispatch/faults.js';
-import { createService, releaseVmIdRanges, type RunningService } from '../service/index.js';
-import { parseRegistrableKey } from '../service/rules/registrable-key.js';
-import { emptyDataFolder } from '../service/store/empty-data-folder.js';
-import type { SeedDocument } from '../service/seed/document.js';
-import { applySeed, exportSeed, parseSeed, type Seed } from '../service/seed/index.js';
+import {
+  emptyDataFolder,
+  ensureAccount,
+  exportSeed,
+  FaultTable,
+  parseRegistrableKey,
+  parseSeed,
+  releaseVmIdRanges,
+  startService,
+  type RunningService,
+  type Seed,
+  type ServiceConfig,
+} from '../service/index.js';
+import type { FaultSpec, SeedDocument } from '../service/public-types.js';
 import { mintSvc0 } from '../token/mint.js';
 import { serializePermissions } from '../token/permissions.js';
 import { ownerKey, type OwnerKey } from './owner-key.js';
-import { serviceConfigFor, type StartServerOptions } from './server-config.js';
+import type { StartServerOptions } from './options.js';
+import { serviceConfigFor } from './server-config.js';
 
 /** What `mint` puts in a token; absent fields get the defaults below. */
 export interface MintPermissions {
@@ -72,28 +79,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     const faults = new FaultTable();
     let config = serviceConfigFor(options, dataDir, faults);
     const start = async (): Promise<RunningService> => {
-      const service = await createService(config, { holdReady: true });
-      try {
-        const { store, machines, endpoints } = service;
-        if (seed !== undefined) {
-          const target = {
-            store,
-            machines,
-            endpoints,
-            log: config.log,
-            allowPrivateTargets: config.allowPrivateTargets === true,
-          };
-          await applySeed(seed, target, new AbortController().signal);
-        }
+      const { service } = await startService({
+        config,
+        seed: seed === undefined ? undefined : { document: seed, log: config.log },
         // At every start, not only on an empty folder as `exectl serve` does: `mint` signs
         // with this key, which a seed (or a kept folder's earlier key pair) would leave out.
-        ensureAccount(store, owner, ownerKeys);
-        service.markReady();
-        return service;
-      } catch (err) {
-        await service.close();
-        throw err;
-      }
+        owner: (store) => ensureAccount(store, owner, ownerKeys),
+      });
+      return service;
     };
     let service = await start();
     // `reset` starts again where the first start listened, so the URLs stay true.

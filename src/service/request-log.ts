@@ -40,7 +40,7 @@ export function newRequestId(): string {
 }
 
 /** Formats and writes one line per request: time, id, key, command path, status, duration. */
-export function logRequest(log: LogSink, entry: RequestLogEntry, now: Date = new Date()): void {
+export function logRequest(log: LogSink, entry: RequestLogEntry, now?: Date): void {
   const detail = entry.detail === undefined ? '' : ` error=${JSON.stringify(entry.detail)}`;
   const host =
     entry.routine === undefined
@@ -50,11 +50,12 @@ export function logRequest(log: LogSink, entry: RequestLogEntry, now: Date = new
     entry.session === undefined
       ? ''
       : ` vm=${JSON.stringify(entry.session.vm)} kind=${entry.session.kind} exit=${entry.session.exit ?? '-'}`;
+  const at = now?.getTime() ?? Date.now();
   log(
-    `${isoTime(now)} req=${entry.requestId} via=${entry.via} key=${entry.fingerprint} ` +
+    `${isoTime(at)} req=${entry.requestId} via=${entry.via} key=${entry.fingerprint} ` +
       `cmd=${JSON.stringify(entry.path)}${host}${session} status=${entry.status} ms=${entry.durationMs.toFixed(1)}${detail}`,
     levelOf(entry),
-    { entry, at: now.getTime() },
+    { entry, at },
   );
 }
 
@@ -65,12 +66,11 @@ function levelOf(entry: RequestLogEntry): LogLevel {
   return entry.routine === undefined ? 'info' : 'debug';
 }
 
-// Under load many lines share a millisecond; formatting the time once per millisecond keeps the
-// log line a small part of a request's cost.
+// Under load many lines share a millisecond; formatting the time once per millisecond (and
+// making a Date only then) keeps the log line a small part of a request's cost.
 let lastTime = { ms: NaN, iso: '' };
-function isoTime(now: Date): string {
-  const ms = now.getTime();
-  if (ms !== lastTime.ms) lastTime = { ms, iso: now.toISOString() };
+function isoTime(ms: number): string {
+  if (ms !== lastTime.ms) lastTime = { ms, iso: new Date(ms).toISOString() };
   return lastTime.iso;
 }
 

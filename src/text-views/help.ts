@@ -1,4 +1,5 @@
 // The answers of `help` and of every `--help` (SPEC §2, §3), and their readable text.
+import { view } from './view.js';
 import { displayWidth, padToWidth, wrapWords } from './width.js';
 
 /** One line of a `help` listing, and one entry of a help's `subcommands`. */
@@ -118,3 +119,8 @@ function wrapLines(text: string, width: number): string {
     })
     .join('\n');
 }
+
+/** The answer of `help` and of every `--help`. */
+export const helpView = view<CommandListing | CommandHelp>((data, _flags, width) =>
+  renderHelpText(data, width),
+);

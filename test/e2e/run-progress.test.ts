@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { spinnerText } from '../../src/cli/commands/run/progress.js';
-import { prepareRunLine } from '../../src/cli/exec/line.js';
+import { prepareRunLine } from '../../src/command-line.js';
 import { homeWithOwnerKey, startTestService, type TestService } from '../helpers/service.js';
 import { assertBuilt, exectl } from './harness.js';
 

@@ -6,6 +6,7 @@ import { parsePublicKey } from '../../src/token/keys.js';
 import { generateKey, mintWithShellRecipe, type GeneratedKey, type KeyKind } from './keys.js';
 import { createTempDir, type TempDir } from './tmp.js';
 import { testServiceConfig } from './config.js';
+import { suiteFixture } from './suite-fixture.js';
 
 /** A real service on loopback ports chosen by the OS, with one owner account and key. */
 export interface TestService {
@@ -24,7 +25,21 @@ export interface TestService {
   stop(): Promise<void>;
 }
 
-/** Starts a service in a fresh data folder; pair with `after(() => svc.stop())`. */
+/**
+ * The test service of the file or `describe` block it is called in (at its top level): started
+ * before its tests, stopped and removed after them, with no hook of the caller's.
+ */
+export function useTestService(overrides: Partial<ServiceConfig> = {}): TestService {
+  return suiteFixture(
+    () => startTestService(overrides),
+    (svc) => svc.stop(),
+  );
+}
+
+/**
+ * Starts a service in a fresh data folder; for one test (`t.after(() => svc.stop())`), or use
+ * {@link useTestService} for a whole file.
+ */
 export async function startTestService(
   overrides: Partial<ServiceConfig> = {},
 ): Promise<TestService> {

@@ -4,8 +4,9 @@ import fc from 'fast-check';
 import {
   editDistance,
   maxTypoDistance,
-  splitSuggestions,
+  parseSuggestions,
   suggestionsFor,
+  suggestionsHeader,
   withSuggestions,
 } from '../../src/did-you-mean.js';
 
@@ -63,7 +64,7 @@ test('editDistance: insert, delete, substitute, swap', () => {
   }
 });
 
-test('withSuggestions keeps the message a prefix; splitSuggestions reads it back', () => {
+test('withSuggestions words the suggestion after the message', () => {
   assert.equal(
     withSuggestions('unknown command: lss', ['ls']),
     'unknown command: lss — did you mean "ls"?',
@@ -73,14 +74,19 @@ test('withSuggestions keeps the message a prefix; splitSuggestions reads it back
     'unknown command: rn — did you mean "rm" or "run"?',
   );
   assert.equal(withSuggestions('unknown command: zzz', []), 'unknown command: zzz');
-  assert.deepEqual(splitSuggestions('unknown command: rn — did you mean "rm" or "run"?'), {
-    message: 'unknown command: rn',
-    suggestions: ['rm', 'run'],
+});
+
+test('suggestionsHeader carries paths in X-Exec-Suggest; parseSuggestions reads them back', () => {
+  assert.deepEqual(suggestionsHeader(['rm', 'ssh-key list']), {
+    'X-Exec-Suggest': 'rm, ssh-key list',
   });
-  assert.deepEqual(splitSuggestions('unknown command: a — did you mean'), {
-    message: 'unknown command: a — did you mean',
-    suggestions: [],
-  });
+  assert.deepEqual(suggestionsHeader([]), {});
+  // What a header cannot hold is left out, never sent.
+  assert.deepEqual(suggestionsHeader(['é', 'a,b', 'a"b']), {});
+  assert.deepEqual(parseSuggestions('rm, ssh-key list'), ['rm', 'ssh-key list']);
+  assert.deepEqual(parseSuggestions(undefined), []);
+  assert.deepEqual(parseSuggestions('rm, "x"'), []);
+  assert.deepEqual(parseSuggestions('rm,\x1b[31m'), []);
 });
 
 const word = fc.string({ unit: fc.constantFrom('a', 'b', 'l', 's', '-', 'é'), maxLength: 10 });
@@ -116,10 +122,11 @@ test('property: a suggestion is never the input, never past the threshold, alway
       if (got.length === 0 && !candidates.includes(typed)) {
         assert.ok(!(nearest <= maxTypoDistance(typed.length)), 'a close name was missed');
       }
-      assert.deepEqual(splitSuggestions(withSuggestions('unknown command: x', got)), {
-        message: 'unknown command: x',
-        suggestions: got,
-      });
+      const header = suggestionsHeader(got)['X-Exec-Suggest'];
+      assert.deepEqual(
+        parseSuggestions(header),
+        got.filter((name) => /^[\x21-\x7e]+$/.test(name)),
+      );
     }),
     { numRuns: 2000 },
   );

@@ -1,8 +1,9 @@
 // What an `/exec` answer is (JSON, or the raw output of a VM command with its exit code), and a
 // failed one as the one ExectlError the user sees: the catalogue code that matches the status
 // (so main.ts exits with SPEC §8's code), the server's message, and what to do next.
-import { splitSuggestions } from '../../did-you-mean.js';
+import { parseSuggestions, SUGGESTIONS_HEADER } from '../../did-you-mean.js';
 import {
+  codeForStatus,
   ExectlError,
   FAILURE_KIND_HEADER,
   parseFailureKind,
@@ -10,22 +11,14 @@ import {
 } from '../../errors.js';
 import type { ExecResponse, ResponseHead } from './http.js';
 
-/** SPEC §2's statuses and the catalogue codes that carry their exit codes. */
-const CODE_FOR_STATUS: Readonly<Record<number, ErrorCode>> = {
-  400: 'bad_request',
-  401: 'unauthorized',
-  403: 'forbidden',
-  404: 'unknown_command',
-  405: 'method_not_allowed',
-  413: 'body_too_large',
-  422: 'command_failed',
-  429: 'rate_limited',
-  504: 'timeout',
-};
-
-/** The catalogue code for an error status: other 5xx are server errors, other 4xx bad requests. */
-export function codeForStatus(status: number): ErrorCode {
-  return CODE_FOR_STATUS[status] ?? (status >= 500 ? 'server_error' : 'bad_request');
+/**
+ * The catalogue code (so SPEC §8's exit code) of an error status received: the service's own
+ * code for it, except that every 5xx but a timeout is a `server_error` (exit 9, "see the
+ * server's log"), and a 4xx no exectl server sends is a `bad_request`.
+ */
+export function clientCodeForStatus(status: number): ErrorCode {
+  if (status >= 500 && status !== 504) return 'server_error';
+  return codeForStatus(status) ?? 'bad_request';
 }
 
 /** What the client knew about the request, for the hints. */
@@ -45,28 +38,28 @@ interface RequestFacts {
 export function responseError(response: ExecResponse, facts: RequestFacts): ExectlError {
   const failure = response.status >= 400 ? describeFailure(response) : undefined;
   if (failure === undefined) {
-    const code = response.status >= 400 ? codeForStatus(response.status) : 'unreachable';
+    const code = response.status >= 400 ? clientCodeForStatus(response.status) : 'unreachable';
     return new ExectlError(code, `${facts.url} answered ${response.status}, not as exectl does`, {
       hint: 'check that --url points at an exectl server',
     });
   }
-  if (response.status === 404) return unknownCommand(failure.message);
+  if (response.status === 404) return unknownCommand(response, failure.message);
   // SPEC §8: every 401 names the key that signed and where it came from.
   const message =
     response.status === 401 && facts.signedBy !== undefined
       ? `${failure.message} (${facts.signedBy})`
       : failure.message;
-  return new ExectlError(codeForStatus(response.status), message, {
+  return new ExectlError(clientCodeForStatus(response.status), message, {
     hint: hintFor(response, failure, facts),
   });
 }
 
 /**
- * A 404: the server's suggestion (`unknown command: lss — did you mean "ls"?`) becomes the hint,
- * worded as the command to type here; without one, where the list of commands is.
+ * A 404: the server's suggestion (`X-Exec-Suggest: ls`) becomes the hint, worded as the command
+ * to type here; without one, where the list of commands is.
  */
-function unknownCommand(text: string): ExectlError {
-  const { message, suggestions } = splitSuggestions(text);
+function unknownCommand(response: ExecResponse, message: string): ExectlError {
+  const suggestions = parseSuggestions(response.headers[SUGGESTIONS_HEADER.toLowerCase()]);
   const hint =
     suggestions.length === 0
       ? 'run `exectl run help` to list the commands'

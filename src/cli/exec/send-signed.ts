@@ -4,7 +4,7 @@
 // (key-fallback.ts).
 import type { CliContext } from '../context.js';
 import type { Settings } from '../settings.js';
-import type { Grants } from './line.js';
+import type { Grants } from '../../command-line.js';
 import { sendWithEachKey, type FallbackOutcome } from './key-fallback.js';
 import { sendExec, type ExecRequest } from './send.js';
 import { configuredCredential, mintRequestToken, unknownScope } from './token.js';

@@ -4,7 +4,7 @@
 // server said 429, which it says before reading the command (SPEC §2 check order).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ExectlError } from '../../errors.js';
-import type { PreparedLine } from './line.js';
+import type { PreparedLine } from '../../command-line.js';
 import type { CliContext } from '../context.js';
 import { postExec, WrongServiceError, type ExecOptions, type ExecResponse } from './http.js';
 import { retryAfterSeconds } from './answer.js';

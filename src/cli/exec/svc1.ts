@@ -9,7 +9,7 @@ import { configuredToken, mintRequestToken, settingsSigner } from './token.js';
 import { sendWithEachKey } from './key-fallback.js';
 import { mintSvc0 } from '../../token/mint.js';
 import type { Settings } from '../settings.js';
-import { joinWords } from './line.js';
+import { joinWords } from '../../command-line.js';
 import { commandIn, svc0In, type Dialect } from '../../dialects.js';
 
 const SVC1_COMMAND = 'svc0-to-svc1';

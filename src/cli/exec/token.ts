@@ -9,7 +9,7 @@ import { serializePermissions } from '../../token/permissions.js';
 import type { CliContext } from '../context.js';
 import { loadConfigFile, type Settings } from '../settings.js';
 import { describeCandidate, firstSigner, signingCandidates } from './candidates.js';
-import type { Grants } from './line.js';
+import type { Grants } from '../../command-line.js';
 
 /** How long a token minted for one request lives. */
 const REQUEST_TOKEN_LIFETIME_SECONDS = 5 * 60;

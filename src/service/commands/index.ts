@@ -1,6 +1,8 @@
+import { COMMAND_CATALOG } from '../../command-catalog.js';
 import { EXECTL_DIALECT, type Dialect } from '../../dialects.js';
 import type { ServiceDeps } from '../deps.js';
 import { CommandRegistry } from '../dispatch/registry.js';
+import type { CommandDefinition } from '../dispatch/types.js';
 import { browserCommand } from './browser.js';
 import { commentCommand } from './comment.js';
 import { cpCommand } from './cp.js';
@@ -32,74 +34,78 @@ import { teamMembersCommand } from './team/members.js';
 import { teamCommand } from './team/show.js';
 import { whoamiCommand } from './whoami.js';
 
+/** Every command's definition; the catalogue says which paths there are and in what order. */
+const DEFINITIONS: readonly CommandDefinition<ServiceDeps>[] = [
+  helpCommand,
+  whoamiCommand,
+  lsCommand,
+  newCommand,
+  browserCommand,
+  cpCommand,
+  rmCommand,
+  restartCommand,
+  renameCommand,
+  tagCommand,
+  commentCommand,
+  statCommand,
+  resizeCommand,
+  pauseVmCommand,
+  resumeVmCommand,
+  sshKeyListCommand,
+  sshKeyAddCommand,
+  sshKeyRemoveCommand,
+  sshKeyRenameCommand,
+  generateApiKeyCommand,
+  svc0ToSvc1Command,
+  shareShowCommand,
+  sharePortCommand,
+  shareSetPublicCommand,
+  shareSetPrivateCommand,
+  shareAddCommand,
+  shareRemoveCommand,
+  teamCommand,
+  teamMembersCommand,
+  teamAddCommand,
+  teamRemoveCommand,
+  teamLeaveCommand,
+  ...INTEGRATIONS_COMMANDS,
+  sshCommand,
+];
+
+/** The groups that are no command themselves, registered before their first subcommand. */
+const GROUPS = new Map([
+  ['ssh-key', { path: 'ssh-key', description: 'Manage your SSH keys and API tokens' }],
+  ['share', { path: 'share', description: 'Share your VMs with users or the public' }],
+  ['integrations', INTEGRATIONS_GROUP],
+]);
+
 /**
- * The service's command tree (SPEC §3), in the order `help` lists it: account and VM commands,
- * then the `ssh-key` and `share` groups, then `team` (a command that is also the parent of
- * `team members|add|remove|leave`), then the `integrations` group and `ssh`, then the aliases of
- * `dialects` (`exe0-to-exe1` under `--compat exe.dev`). A fresh registry per call: it holds no
- * state of its own.
+ * The service's command tree (SPEC §3), in the command catalogue's order (the order `help`
+ * lists): each catalogue path's definition, its group first where the group is no command
+ * (`ssh-key`, `share`, `integrations`; `team` is a command and the parent of `team members`),
+ * then the aliases of `dialects` (`exe0-to-exe1` under `--compat exe.dev`).
+ * Throws when the catalogue and the definitions disagree, so neither can drift. A fresh
+ * registry per call: it holds no state of its own.
  */
 export function buildRegistry(
   dialects: readonly Dialect[] = [EXECTL_DIALECT],
 ): CommandRegistry<ServiceDeps> {
+  const byPath = new Map(DEFINITIONS.map((definition) => [definition.path, definition]));
   const registry = new CommandRegistry<ServiceDeps>();
-  for (const command of [
-    helpCommand,
-    whoamiCommand,
-    lsCommand,
-    newCommand,
-    browserCommand,
-    cpCommand,
-    rmCommand,
-    restartCommand,
-    renameCommand,
-    tagCommand,
-    commentCommand,
-    statCommand,
-    resizeCommand,
-    pauseVmCommand,
-    resumeVmCommand,
-  ]) {
-    registry.register(command);
+  const groupsMade = new Set<string>();
+  for (const { path } of COMMAND_CATALOG) {
+    const definition = byPath.get(path);
+    if (definition === undefined) throw new Error(`catalogue path "${path}" has no definition`);
+    byPath.delete(path);
+    const group = GROUPS.get(path.split(' ')[0]!);
+    if (group !== undefined && !groupsMade.has(group.path)) {
+      registry.registerGroup(group);
+      groupsMade.add(group.path);
+    }
+    registry.register(definition);
   }
-
-  registry.registerGroup({ path: 'ssh-key', description: 'Manage your SSH keys and API tokens' });
-  for (const command of [
-    sshKeyListCommand,
-    sshKeyAddCommand,
-    sshKeyRemoveCommand,
-    sshKeyRenameCommand,
-    generateApiKeyCommand,
-  ]) {
-    registry.register(command);
-  }
-  registry.register(svc0ToSvc1Command);
-
-  registry.registerGroup({ path: 'share', description: 'Share your VMs with users or the public' });
-  for (const command of [
-    shareShowCommand,
-    sharePortCommand,
-    shareSetPublicCommand,
-    shareSetPrivateCommand,
-    shareAddCommand,
-    shareRemoveCommand,
-  ]) {
-    registry.register(command);
-  }
-
-  for (const command of [
-    teamCommand,
-    teamMembersCommand,
-    teamAddCommand,
-    teamRemoveCommand,
-    teamLeaveCommand,
-  ]) {
-    registry.register(command);
-  }
-
-  registry.registerGroup(INTEGRATIONS_GROUP);
-  for (const command of INTEGRATIONS_COMMANDS) registry.register(command);
-  registry.register(sshCommand);
+  const unlisted = [...byPath.keys()];
+  if (unlisted.length > 0) throw new Error(`not in the command catalogue: ${unlisted.join(', ')}`);
   // The other names of `--compat` (SPEC §12), listed after exectl's own.
   for (const dialect of dialects) {
     for (const [alias, of] of Object.entries(dialect.commandAliases)) {

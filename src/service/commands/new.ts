@@ -1,5 +1,5 @@
 import { json, type ServiceCommand } from './shared/command.js';
-import { makeMachineInBackground } from '../rules/make-machine.js';
+import { makeMachineInBackground } from '../operations/make-machine.js';
 import { storeNewVm, type NewVmFields } from './shared/new-record.js';
 import { checkComment, checkTag, checkVmName, parseEnv } from '../rules/validate.js';
 import { vmSummary } from './vm-view.js';

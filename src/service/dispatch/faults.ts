@@ -3,7 +3,7 @@
 // the service's config puts one there — the library's startServer does; `exectl serve` never
 // does — and no command reads or changes it, so nobody can reach it over the network.
 import { COMMAND_CATALOG } from '../../command-catalog.js';
-import { ERROR_CATALOGUE, ExectlError, type ErrorCode } from '../../errors.js';
+import { codeForStatus, ExectlError, SERVICE_STATUSES } from '../../errors.js';
 
 /** One fault, as `faults.add` takes it. */
 export interface FaultSpec {
@@ -19,34 +19,6 @@ export interface FaultSpec {
   probability?: number;
   /** Affect this many matching requests, then vanish (default: every one, until `clear`). */
   times?: number;
-}
-
-/** The codes a fault may answer with: the service's own, one per status. */
-const SERVICE_CODES: readonly ErrorCode[] = [
-  'bad_request',
-  'unauthorized',
-  'forbidden',
-  'unknown_command',
-  'method_not_allowed',
-  'body_too_large',
-  'command_failed',
-  'rate_limited',
-  'internal',
-  'bad_gateway',
-  'unavailable',
-  'timeout',
-  'integration_loop',
-];
-const CODE_FOR_STATUS = new Map<number, ErrorCode>(
-  SERVICE_CODES.map((code) => [ERROR_CATALOGUE[code].status, code]),
-);
-
-/**
- * The catalogue code the service answers `status` with (`503` → `unavailable`), or undefined
- * for a status it never sends. The library's client names a failure by it.
- */
-export function serviceCodeForStatus(status: number): ErrorCode | undefined {
-  return CODE_FOR_STATUS.get(status);
 }
 
 interface Fault {
@@ -74,9 +46,9 @@ export class FaultTable {
     }
     let error: ExectlError | undefined;
     if (status !== undefined) {
-      const code = CODE_FOR_STATUS.get(status);
+      const code = codeForStatus(status);
       if (code === undefined) {
-        const known = [...CODE_FOR_STATUS.keys()].sort().join(', ');
+        const known = SERVICE_STATUSES.join(', ');
         throw new ExectlError('usage', `fault status ${status} is not one of ${known}`);
       }
       error = new ExectlError(code, spec.message ?? 'injected fault');

@@ -1,5 +1,5 @@
 import { ExectlError } from '../../errors.js';
-import { suggestionsFor, withSuggestions } from '../../did-you-mean.js';
+import { suggestionsFor, suggestionsHeader } from '../../did-you-mean.js';
 import { EXECTL_DIALECT, type Dialect } from '../../dialects.js';
 import type { CommandDefinition, CommandNode, GroupDefinition } from './types.js';
 import { pathWords, validateDefinition } from './validate-definition.js';
@@ -173,8 +173,8 @@ function asksForHelp(words: readonly string[]): boolean {
 }
 
 /**
- * SPEC §2's 404, followed by the nearest names under `parent` when the last word of `name` is a
- * likely typo of one (`unknown command: ssh-key lst — did you mean "ssh-key list"?`).
+ * SPEC §2's 404 (`unknown command: ssh-key lst`), with the nearest paths under `parent` in
+ * `X-Exec-Suggest` when the last word of `name` is a likely typo of one (`ssh-key list`).
  */
 function unknownCommand<Deps>(name: string, parent?: Node<Deps>): ExectlError {
   const typed = name.split(' ').at(-1) ?? '';
@@ -184,7 +184,8 @@ function unknownCommand<Deps>(name: string, parent?: Node<Deps>): ExectlError {
       : suggestionsFor(typed, [...parent.byWord.keys()]).map(
           (word) => parent.byWord.get(word)!.path,
         );
-  return new ExectlError('unknown_command', withSuggestions(`unknown command: ${name}`, near), {
+  return new ExectlError('unknown_command', `unknown command: ${name}`, {
     hint: 'run "help" to list the commands',
+    headers: suggestionsHeader(near),
   });
 }

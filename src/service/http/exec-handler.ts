@@ -1,23 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ExectlError } from '../../errors.js';
-import { dispatch } from '../dispatch/dispatcher.js';
-import type { CommandRegistry } from '../dispatch/registry.js';
-import type { ServiceDeps } from '../deps.js';
+import { admit, type CommandEnvironment } from '../dispatch/admit.js';
 import { DEFAULTS, dialectsOf } from '../config.js';
 import { newLogEntry, runLogged } from '../request-log.js';
 import { sendError, writeJson } from './error-funnel.js';
 import { sendStream } from './exec-stream.js';
 import { heldBack } from './hold-back.js';
 import { InFlightCommands } from './in-flight.js';
-import { takeOrRefuse, type RateLimiter } from '../rules/rate-limit.js';
 import { readBody } from './read-body.js';
 import { bearerToken, type TokenAuthenticator } from './token-auth.js';
 
-interface ExecHandlerOptions {
-  deps: ServiceDeps;
-  registry: CommandRegistry<ServiceDeps>;
+interface ExecHandlerOptions extends CommandEnvironment {
   auth: TokenAuthenticator;
-  rateLimiter: RateLimiter | null;
   /** Aborted when the server shuts down: running commands are told to stop. */
   shutdown: AbortSignal;
 }
@@ -28,7 +22,7 @@ interface ExecHandlerOptions {
  * (syntax, unknown command, permission, arguments, deadline).
  */
 export function createExecHandler(options: ExecHandlerOptions) {
-  const { deps, registry, auth, rateLimiter } = options;
+  const { deps, auth } = options;
   const namespace = `v0@${deps.config.domain}`;
   const exitHeaders = dialectsOf(deps.config).map((dialect) => dialect.exitHeader);
   const inFlight = new InFlightCommands(options.shutdown);
@@ -48,20 +42,20 @@ export function createExecHandler(options: ExecHandlerOptions) {
           headers: { Allow: 'POST' },
         });
       }
-      const caller = await heldBack(async () => {
+      const caller = await heldBack(() => {
         const token = withBearerChallenge(() => bearerToken(req.headers.authorization));
-        await auth.turnToVerify(token, namespace, req.socket);
-        return withBearerChallenge(() => auth.authenticate(token, namespace, req.socket));
+        const authenticate = () =>
+          withBearerChallenge(() => auth.authenticate(token, namespace, req.socket));
+        // Only an address out of failed verifications waits for its turn (token-auth.ts).
+        const turn = auth.turnToVerify(token, namespace, req.socket);
+        return turn === null ? authenticate() : turn.then(authenticate);
       });
-      entry.fingerprint = caller.principal.keyFingerprint;
-      takeOrRefuse(rateLimiter, caller.principal.keyFingerprint);
-      const line = commandLine(await readBody(req, res, DEFAULTS.bodyLimit));
-      const result = await dispatch(registry, line, caller.principal, deps, {
-        deadlineMs: deps.config.commandDeadlineMs,
-        requestId: entry.requestId,
+      const result = await admit(options, {
+        principal: caller.principal,
+        line: () => readBody(req, res, DEFAULTS.bodyLimit),
+        noun: 'request body',
+        entry,
         stopWhen,
-        onResolved: (path) => (entry.path = path),
-        faults: deps.config.faults,
       });
       if (result.output.kind === 'stream') {
         const streamAtOnce = acceptsTrailers(req.headers.te);
@@ -110,22 +104,6 @@ function withBearerChallenge<T>(authenticate: () => T): T {
     }
     throw err;
   }
-}
-
-/** The body as a command line: UTF-8 text without NUL bytes (SPEC §2). */
-function commandLine(body: Buffer): string {
-  if (body.includes(0)) {
-    throw new ExectlError('bad_request', 'request body contains a NUL byte', {
-      hint: 'send the command line as plain text',
-    });
-  }
-  const line = body.toString('utf8');
-  if (line.trim() === '') {
-    throw new ExectlError('bad_request', 'missing command', {
-      hint: 'send a command line such as "help"',
-    });
-  }
-  return line;
 }
 
 /**

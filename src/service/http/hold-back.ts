@@ -10,12 +10,22 @@ import { refusedForFailures } from './failures-by-address.js';
 /** How long a refused address waits for its 429: the failure bucket's pace, one a second. */
 export const HOLD_BACK_MS = 1_000;
 
-/** `check()`'s result; its 429 for an address out of failures is thrown after the pause. */
-export async function heldBack<T>(check: () => T | Promise<T>): Promise<T> {
+/**
+ * `check()`'s result; its 429 for an address out of failures is thrown after the pause. A
+ * check that answers at once (the usual case: a token verified or remembered) is returned as
+ * it is, without a promise of its own: this runs on every /exec request.
+ */
+export function heldBack<T>(check: () => T | Promise<T>): T | Promise<T> {
+  let result: T | Promise<T>;
   try {
-    return await check();
+    result = check();
   } catch (err) {
-    if (refusedForFailures(err)) await sleep(HOLD_BACK_MS);
-    throw err;
+    return holdThenThrow(err);
   }
+  return result instanceof Promise ? result.catch(holdThenThrow) : result;
+}
+
+async function holdThenThrow(err: unknown): Promise<never> {
+  if (refusedForFailures(err)) await sleep(HOLD_BACK_MS);
+  throw err;
 }

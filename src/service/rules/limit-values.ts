@@ -8,6 +8,8 @@ const SIZE = /^([1-9]\d{0,15})([KMGT]?)i?B?$/i;
 export const MIN_MEMORY = 32 * 2 ** 20;
 export const MIN_DISK = 64 * 2 ** 20;
 export const MAX_CPUS = 1024;
+/** The most processes a VM's pids cgroup takes (the kernel's own ceiling, pid_max). */
+export const MAX_PIDS = 4_194_304;
 
 /**
  * A size: a whole number with an optional unit K, M, G or T (powers of 1024; `512M`, `4G`,

@@ -1,13 +1,11 @@
 // A seed VM's `limits` (what `resize` sets, and `serve export` writes): each field in the units
 // the store keeps, checked against the bounds `resize` applies.
-import { MAX_CPUS, MIN_DISK, MIN_MEMORY } from '../rules/limit-values.js';
+import { MAX_CPUS, MAX_PIDS, MIN_DISK, MIN_MEMORY } from '../rules/limit-values.js';
 import type { VmLimitsRecord } from '../store/index.js';
 import type { JsonAt } from './json-at.js';
 
 const LIMIT_FIELDS = ['cpus', 'memory_bytes', 'pids', 'disk_bytes'];
 const MAX_BYTES = Number.MAX_SAFE_INTEGER;
-/** The most processes a VM's pids cgroup takes (the kernel's own ceiling, pid_max). */
-const MAX_PIDS = 4_194_304;
 
 /** `{"cpus": 1.5, "memory_bytes": ..., "pids": ..., "disk_bytes": ...}`, each optional. */
 export function parseLimits(at: JsonAt): Partial<VmLimitsRecord> {

@@ -2,7 +2,7 @@
 // sandbox, setup script) with the seed's limits; an existing one gets the fields the seed
 // gives, limits applied as `resize` applies them; the shares named are added.
 import { emojiFor } from '../rules/emoji.js';
-import { makeMachineOrDiscard } from '../rules/make-machine.js';
+import { makeMachineOrDiscard } from '../operations/make-machine.js';
 import { resizeMachine } from '../rules/resize-machine.js';
 import { sameEmail } from '../rules/validate.js';
 import { asSeedConflict, seedConflict, seedEntry, type SeedChanges } from './conflict.js';

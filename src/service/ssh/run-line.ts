@@ -1,15 +1,13 @@
-import { performance } from 'node:perf_hooks';
-import { ExectlError, publicFailure } from '../../errors.js';
-import { DEFAULTS, type LogSink } from '../config.js';
-import type { ServiceDeps } from '../deps.js';
-import { dispatch, type DispatchResult } from '../dispatch/dispatcher.js';
+import { parseSuggestions, SUGGESTIONS_HEADER, withSuggestions } from '../../did-you-mean.js';
+import { publicFailure } from '../../errors.js';
+import type { LogSink } from '../config.js';
+import { admit, type CommandEnvironment } from '../dispatch/admit.js';
+import type { DispatchResult } from '../dispatch/dispatcher.js';
 import { lexCommandLine } from '../../shell-words.js';
-import type { CommandRegistry } from '../dispatch/registry.js';
 import { renderJson } from '../dispatch/render.js';
 import { renderText } from '../../text-views/generic.js';
 import { stopWhenAborted } from '../dispatch/stop.js';
-import { takeOrRefuse, type RateLimiter } from '../rules/rate-limit.js';
-import { logRequest, newRequestId } from '../request-log.js';
+import { newLogEntry, runLogged } from '../request-log.js';
 import { sshPrincipal } from './principal.js';
 import type { ClientTerminal } from './shell-terminal.js';
 
@@ -23,11 +21,7 @@ export interface CommandSink {
 }
 
 /** What every SSH command needs besides its line: shared by all connections. */
-export interface SshCommandEnvironment {
-  deps: ServiceDeps;
-  registry: CommandRegistry<ServiceDeps>;
-  /** The same instance as the HTTP front end's, so a key has one bucket; null: unlimited. */
-  rateLimiter: RateLimiter | null;
+export interface SshCommandEnvironment extends CommandEnvironment {
   log: LogSink;
 }
 
@@ -47,18 +41,18 @@ const CANCELLED_STATUS = 499;
 interface Outcome {
   exit: number;
   status: number;
-  path: string;
   detail?: string;
 }
 
 /**
  * Runs one command line for the key `fingerprint` exactly as /exec would — key still
- * registered (401), the key's rate-limit bucket (429), then the dispatcher — and writes the
- * answer: readable text, or JSON with `--json`; raw bytes as they come for `ssh <vm> ...`;
- * an interactive program (`ssh <vm>` alone) on `terminal`, refused (422) without one;
- * `error: <message>` on stderr for a failure. Logs one line. Resolves with the SSH exit
- * status: 0 on success, the VM command's own status for `ssh <vm>`, the catalogue's exit code
- * for a failure, {@link INTERRUPTED_EXIT} when cancelled. Never rejects.
+ * registered (401), then the admission every front end shares (dispatch/admit.ts: rate limit,
+ * line checks, dispatcher) — and writes the answer: readable text, or JSON with `--json`; raw
+ * bytes as they come for `ssh <vm> ...`; an interactive program (`ssh <vm>` alone) on
+ * `terminal`, refused (422) without one; `error: <message>` on stderr for a failure. Logs one
+ * line. Resolves with the SSH exit status: 0 on success, the VM command's own status for
+ * `ssh <vm>`, the catalogue's exit code for a failure, {@link INTERRUPTED_EXIT} when cancelled.
+ * Never rejects.
  */
 export async function runCommandLine(
   env: SshCommandEnvironment,
@@ -68,45 +62,29 @@ export async function runCommandLine(
   signal: AbortSignal,
   terminal?: ClientTerminal,
 ): Promise<number> {
-  const started = performance.now();
-  const requestId = newRequestId();
-  let path = '-';
-  let outcome: Outcome;
-  try {
+  const entry = newLogEntry('ssh');
+  entry.fingerprint = fingerprint;
+  let exit = 0;
+  const work = async (): Promise<number> => {
     const principal = sshPrincipal(env.deps.store, fingerprint);
     env.deps.store.recordKeyUse(fingerprint);
-    takeOrRefuse(env.rateLimiter, fingerprint);
-    checkLine(line);
-    const result = await dispatch(env.registry, line, principal, env.deps, {
-      deadlineMs: env.deps.config.commandDeadlineMs,
-      requestId,
+    const result = await admit(env, {
+      principal,
+      line,
+      noun: 'command line',
+      entry,
       stopWhen: stopWhenAborted(signal),
-      onResolved: (resolved) => (path = resolved),
     });
-    outcome = { ...(await writeResult(result, sink, signal, terminal)), path };
-  } catch (err) {
-    outcome = { ...reportFailure(err, line, sink, widthOf(terminal)), path };
-  }
-  logRequest(env.log, {
-    requestId,
-    via: 'ssh',
-    fingerprint,
-    path: outcome.path,
-    status: outcome.status,
-    durationMs: performance.now() - started,
-    ...(outcome.detail === undefined ? {} : { detail: outcome.detail }),
+    const outcome = await writeResult(result, sink, signal, terminal);
+    exit = outcome.exit;
+    return outcome.status;
+  };
+  await runLogged(env.log, entry, work, (err) => {
+    const outcome = reportFailure(err, line, sink, widthOf(terminal));
+    exit = outcome.exit;
+    return outcome;
   });
-  return outcome.exit;
-}
-
-/** The front end's own checks of SPEC §2, worded for a command line instead of a body. */
-function checkLine(line: string): void {
-  if (Buffer.byteLength(line) > DEFAULTS.bodyLimit) {
-    throw new ExectlError('body_too_large', `command line exceeds ${DEFAULTS.bodyLimit} bytes`);
-  }
-  if (line.includes('\0')) {
-    throw new ExectlError('bad_request', 'command line contains a NUL byte');
-  }
+  return exit;
 }
 
 async function writeResult(
@@ -114,7 +92,7 @@ async function writeResult(
   sink: CommandSink,
   signal: AbortSignal,
   terminal: ClientTerminal | undefined,
-): Promise<Omit<Outcome, 'path'>> {
+): Promise<Outcome> {
   const { output } = result;
   if (output.kind === 'json') {
     sink.stdout(
@@ -150,7 +128,7 @@ function reportFailure(
   line: string,
   sink: CommandSink,
   width: number | undefined,
-): Omit<Outcome, 'path'> {
+): Outcome {
   if (err instanceof Cancellation) {
     if (err.why === 'shutdown') sink.stderr('error: the server is shutting down\n');
     return { exit: INTERRUPTED_EXIT, status: CANCELLED_STATUS };
@@ -162,7 +140,9 @@ function reportFailure(
       asksForJson(line) ? renderJson(error.body) : renderText(error.body, undefined, width),
     );
   }
-  sink.stderr(`error: ${error.message}\n`);
+  // People read this: a 404's suggestion (a header over HTTP) goes after the message.
+  const suggestions = parseSuggestions(error.headers[SUGGESTIONS_HEADER]);
+  sink.stderr(`error: ${withSuggestions(error.message, suggestions)}\n`);
   return {
     exit: error.exitCode,
     status: error.status,

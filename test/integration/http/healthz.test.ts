@@ -1,21 +1,17 @@
 // GET /healthz (SPEC §7): 200 {"status":"ok","version","uptime_s"} once every listener is up,
 // with no token and nothing else revealed; other methods 405 as /exec does; 503 before ready.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHealthHandler } from '../../../src/service/http/healthz.js';
 import { run } from '../../helpers/keys.js';
-import { startTestService, type TestService } from '../../helpers/service.js';
+import { useTestService } from '../../helpers/service.js';
 
 const VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
 
-let svc: TestService;
-before(async () => {
-  svc = await startTestService({ sshListen: { host: '127.0.0.1', port: 0 } });
-});
-after(() => svc.stop());
+const svc = useTestService({ sshListen: { host: '127.0.0.1', port: 0 } });
 
 test('GET /healthz: 200 with exactly status, version and uptime_s; no token needed', async () => {
   const res = await fetch(`${svc.url}/healthz`);

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { ExectlError } from '../../../errors.js';
 import type { CliCommand, CommandOutcome } from '../../command.js';
 import type { CliContext } from '../../context.js';
-import { codeForStatus } from '../../exec/answer.js';
+import { clientCodeForStatus } from '../../exec/answer.js';
 import { callHttp, type HttpResponse } from '../../exec/http.js';
 import { jsonStyleFor, prettyJson } from '../../json-pretty.js';
 
@@ -52,7 +52,7 @@ async function runReflect(ctx: CliContext, path: string | undefined): Promise<Co
 
 /** 403 (a field this VM does not offer) exits 4, 404 (no such path) exits 5. */
 function reflectionError(response: HttpResponse, path: string): ExectlError {
-  const code = codeForStatus(response.status);
+  const code = clientCodeForStatus(response.status);
   const message = errorMessage(response) ?? `the reflection interface answered ${response.status}`;
   const hint =
     response.status === 403

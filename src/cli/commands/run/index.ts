@@ -2,7 +2,7 @@
 import { Option, type Command } from 'commander';
 import { ExectlError } from '../../../errors.js';
 import type { CliCommand, CommandOutcome } from '../../command.js';
-import { prepareRunLine } from '../../exec/line.js';
+import { prepareRunLine } from '../../../command-line.js';
 import type { CliContext } from '../../context.js';
 import type { ExecResponse } from '../../exec/http.js';
 import {
@@ -15,6 +15,7 @@ import {
 } from '../../exec/answer.js';
 import { jsonStyleFor, prettyJson } from '../../json-pretty.js';
 import { answerText } from '../../exec/text.js';
+import { exitCodesHelp } from '../../exit-codes-help.js';
 import { terminalColumns } from '../../terminal-width.js';
 import { streamSink } from '../../output-sink.js';
 import { sendSigned } from '../../exec/send-signed.js';
@@ -170,9 +171,8 @@ exectl run browser opens the dashboard's sign-in link in a browser ($BROWSER, el
 open on macOS, else xdg-open under a graphical session) and prints it; --no-open only
 prints it.
 
-Exit codes: 0 success, 1 command failed (422), 2 usage or bad request (400),
-3 authentication (401), 4 not allowed (403), 5 unknown command (404),
-6 rate limited (429), 7 timed out (504), 8 server unreachable, 9 server error.
+Exit codes:
+${exitCodesHelp('0 success')}
 
 Examples:
   exectl run whoami

@@ -1,7 +1,7 @@
 // What `exectl run` tells a person about a long command: what the spinner waits for, and after
 // `new` answers `creating` (its setup script still running, SPEC §4), how to follow it.
 import type { CliContext } from '../../context.js';
-import type { PreparedLine } from '../../exec/line.js';
+import type { PreparedLine } from '../../../command-line.js';
 import { lexCommandLine } from '../../../shell-words.js';
 
 /** The spinner's text for `prepared`: `new: waiting for the setup script`. */

@@ -2,7 +2,7 @@
 // offline — the same changes a start with `--seed FILE` makes, VMs created as `new` creates
 // them. The service runs for the import alone, on loopback ports the OS picks and without SSH,
 // and holds the folder's lock meanwhile (refused while a server runs on the folder).
-import { applySeed, createService } from '../../../service/index.js';
+import { startService } from '../../../service/index.js';
 import type { CliContext } from '../../context.js';
 import { keptDataFolder, prepareDataFolder } from './data.js';
 import { resolveServeSettings, type ServeFlags } from './options.js';
@@ -22,19 +22,18 @@ export async function runImport(ctx: CliContext, flags: ServeFlags, file: string
     sshListen: null,
     logLevel: 'warn' as const,
   };
-  const service = await createService(serviceConfig(ctx, quiet, data.path, null));
-  let changes: string[];
-  try {
-    const { store, machines, endpoints } = service;
-    const log = (line: string) => ctx.stderr.write(`exectl: import: ${line}\n`);
-    changes = await applySeed(
-      seed,
-      { store, machines, endpoints, log, allowPrivateTargets: settings.allowPrivateTargets },
-      new AbortController().signal,
-    );
-  } finally {
-    await service.close();
-  }
+  let changes: string[] = [];
+  const { service } = await startService({
+    config: serviceConfig(ctx, quiet, data.path, null),
+    seed: {
+      document: seed,
+      log: (line) => ctx.stderr.write(`exectl: import: ${line}\n`),
+      applied: (applied) => (changes = applied),
+    },
+    // An import only adds what the seed names: no owner of its own.
+    owner: () => undefined,
+  });
+  await service.close();
   const summary = changes.length === 0 ? 'nothing to change' : `${changes.length} change(s)`;
   ctx.stdout.write(`imported ${file} into ${data.path}: ${summary}\n`);
   for (const change of changes) ctx.stdout.write(`  ${change}\n`);

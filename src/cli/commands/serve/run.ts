@@ -7,19 +7,17 @@ import { join } from 'node:path';
 import { ExectlError } from '../../../errors.js';
 import {
   DEFAULTS,
-  type LogLevel,
   type ServiceConfig,
-  createService,
+  startService,
   type RunningService,
-  applySeed,
   parseSeed,
   type Seed,
 } from '../../../service/index.js';
-import type { PublicKey } from '../../../token/keys.js';
 import type { CommandOutcome } from '../../command.js';
 import type { CliContext } from '../../context.js';
 import { PLAIN_STYLE, styleFor, warn } from '../../output.js';
-import { renderBanner } from './banner.js';
+import { renderBanner, type BannerFacts } from './banner.js';
+import { LOG_LEVELS } from './choices.js';
 import { closeInheritedDescriptors } from './inherited-fds.js';
 import { openFolderWarning, prepareDataFolder, readUserFile, readUserText } from './data.js';
 import {
@@ -58,23 +56,37 @@ export async function runServe(
     data.discard();
   });
   try {
-    // Healthy once the seed is applied and the owner is there, not as soon as it listens.
-    const service = await createService(serviceConfig(ctx, settings, data.path, tls), {
-      holdReady: true,
-    });
+    // A stop during a seed VM's setup script ends it rather than waiting for it.
+    const abort = new AbortController();
+    void stop.requested.then(() => abort.abort(new Error('server stopping')));
+    let started: { service: RunningService; owner: BannerFacts['owner'] } | undefined;
     try {
-      try {
-        await start(ctx, service, settings, seed, authorizedKeys, data, stop.requested);
-      } catch (err) {
-        // Stopped while starting (a seed VM's setup script is cut short): a plain stop.
-        if (stop.received === undefined) throw err;
-      }
+      // Healthy once the seed is applied and the owner is there, not as soon as it listens.
+      started = await startService({
+        config: serviceConfig(ctx, settings, data.path, tls),
+        seed:
+          seed === undefined
+            ? undefined
+            : {
+                document: seed,
+                log: (line) => ctx.stderr.write(`exectl: seed: ${line}\n`),
+                signal: abort.signal,
+                applied: (changes) => reportSeed(ctx, settings.seedPath, changes),
+              },
+        owner: (store) => bootstrapOwnerAccount(ctx, store, settings, authorizedKeys),
+      });
+    } catch (err) {
+      // Stopped while starting (a seed VM's setup script is cut short): a plain stop.
+      if (stop.received === undefined) throw err;
+    }
+    try {
+      if (started !== undefined) await showBanner(ctx, started, settings, data);
       const signal = await stop.requested;
       ctx.stderr.write(
         `exectl: ${signal}: stopping — finishing running commands (again to force)\n`,
       );
     } finally {
-      await service.close();
+      await started?.service.close();
     }
     ctx.stderr.write('exectl: stopped\n');
   } finally {
@@ -84,35 +96,18 @@ export async function runServe(
   return undefined;
 }
 
-async function start(
+function reportSeed(ctx: CliContext, path: string | undefined, changes: string[]): void {
+  const summary = changes.length === 0 ? 'nothing to change' : `${changes.length} change(s)`;
+  ctx.stderr.write(`exectl: seed ${path}: ${summary}\n`);
+  for (const change of changes) ctx.stderr.write(`  ${change}\n`);
+}
+
+async function showBanner(
   ctx: CliContext,
-  service: RunningService,
+  { service, owner }: { service: RunningService; owner: BannerFacts['owner'] },
   settings: ServeSettings,
-  seed: Seed | undefined,
-  authorizedKeys: PublicKey[] | undefined,
   data: { path: string; ephemeral: boolean },
-  stopRequested: Promise<unknown>,
 ): Promise<void> {
-  if (seed !== undefined) {
-    // A stop during a VM's setup script ends it rather than waiting for it.
-    const abort = new AbortController();
-    void stopRequested.then(() => abort.abort(new Error('server stopping')));
-    const log = (line: string) => ctx.stderr.write(`exectl: seed: ${line}\n`);
-    const { store, machines, endpoints } = service;
-    const target = {
-      store,
-      machines,
-      endpoints,
-      log,
-      allowPrivateTargets: settings.allowPrivateTargets,
-    };
-    const changes = await applySeed(seed, target, abort.signal);
-    const summary = changes.length === 0 ? 'nothing to change' : `${changes.length} change(s)`;
-    ctx.stderr.write(`exectl: seed ${settings.seedPath}: ${summary}\n`);
-    for (const change of changes) ctx.stderr.write(`  ${change}\n`);
-  }
-  const owner = await bootstrapOwnerAccount(ctx, service.store, settings, authorizedKeys);
-  service.markReady();
   const style = ctx.color && ctx.stderr.isTTY === true ? await styleFor(ctx) : PLAIN_STYLE;
   ctx.stderr.write(
     renderBanner(
@@ -138,9 +133,6 @@ async function start(
     ),
   );
 }
-
-/** From the most to the least verbose; `--log-level` shows its own level and those after it. */
-const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 /** The service's configuration from the settings (serve, and `serve import`'s own service). */
 export function serviceConfig(

@@ -7,7 +7,7 @@ import type { CliContext } from '../../context.js';
 import { execExitCode, isVmOutput, responseError, streamCutOff } from '../../exec/answer.js';
 import { streamSink } from '../../output-sink.js';
 import { sendSigned } from '../../exec/send-signed.js';
-import { remoteCommandLine, type PreparedLine } from '../../exec/line.js';
+import { remoteCommandLine, type PreparedLine } from '../../../command-line.js';
 import { stdinHasInput } from './stdin-input.js';
 import { runOverSsh, type SshDestination } from './over-ssh.js';
 import { configuredCredential } from '../../exec/token.js';

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import type { ExecResponse } from '../../../../src/cli/exec/http.js';
 import {
-  codeForStatus,
+  clientCodeForStatus,
   failureKind,
   responseError,
   retryAfterSeconds,
@@ -77,13 +77,13 @@ test('responseError: the server message and a hint per status', () => {
       'a command line is at most 65536 bytes',
     ],
     [
-      json(404, { error: 'unknown command: lss — did you mean "ls"?' }),
+      json(404, { error: 'unknown command: lss' }, { 'x-exec-suggest': 'ls' }),
       'lss',
       'unknown command: lss',
       'did you mean `exectl run ls`?',
     ],
     [
-      json(404, { error: 'unknown command: rn — did you mean "rm" or "run"?' }),
+      json(404, { error: 'unknown command: rn' }, { 'x-exec-suggest': 'rm, run' }),
       'rn',
       'unknown command: rn',
       'did you mean `exectl run rm` or `exectl run run`?',
@@ -222,7 +222,10 @@ test('responseError: an answer that is not from an exectl server says so', () =>
     const err = responseError(response, { url: URL, scope: 'ls' });
     assert.equal(err.message, `${URL} answered ${response.status}, not as exectl does`);
     assert.equal(err.hint, 'check that --url points at an exectl server');
-    assert.equal(err.code, response.status >= 400 ? codeForStatus(response.status) : 'unreachable');
+    assert.equal(
+      err.code,
+      response.status >= 400 ? clientCodeForStatus(response.status) : 'unreachable',
+    );
   }
 });
 

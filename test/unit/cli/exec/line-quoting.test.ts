@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { joinWords, remoteCommandLine } from '../../../../src/cli/exec/line.js';
+import { joinWords, remoteCommandLine } from '../../../../src/command-line.js';
 import { lexCommandLine } from '../../../../src/shell-words.js';
 
 /** Characters that mean something to a shell or a lexer, and some plain ones. */

@@ -8,7 +8,7 @@ import {
   leadingPlainWords,
   prepareRunLine,
   type PreparedLine,
-} from '../../../../src/cli/exec/line.js';
+} from '../../../../src/command-line.js';
 import { COMMAND_CATALOG } from '../../../../src/command-catalog.js';
 import { DEFAULT_CMDS } from '../../../../src/token/permissions.js';
 import { lexCommandLine } from '../../../../src/shell-words.js';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { prepareRunLine } from '../../../../src/cli/exec/line.js';
+import { prepareRunLine } from '../../../../src/command-line.js';
 import { sendExec } from '../../../../src/cli/exec/send.js';
 import { responseError } from '../../../../src/cli/exec/answer.js';
 import { answerJson, startLoopback, type Loopback } from './loopback.js';

@@ -1,13 +1,9 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StoreConflictError } from '../../../../src/service/store/index.js';
-import { T0, countRows, fakeKey, openFixture, type StoreFixture } from './fixture.js';
+import { T0, countRows, fakeKey, useTestStore } from '../../../helpers/store.js';
 
-let f: StoreFixture;
-before(async () => {
-  f = await openFixture();
-});
-after(() => f.cleanup());
+const f = useTestStore();
 
 describe('createAccount', () => {
   test('creates the account, its own team and its reflection integration', () => {

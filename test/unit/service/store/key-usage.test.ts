@@ -4,7 +4,7 @@ import { statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import type { StoreOptions } from '../../../../src/service/store/index.js';
-import { fakeKey, openFixture, type StoreFixture } from './fixture.js';
+import { fakeKey, openFixture, type StoreFixture } from '../../../helpers/store.js';
 
 const fixtures: StoreFixture[] = [];
 after(async () => {

@@ -12,7 +12,7 @@ import {
   GET_VM_BY_REFLECTION_SECRET_SQL,
   LIST_VMS_VISIBLE_TO_SQL,
 } from '../../../../src/service/store/vm-records.js';
-import { openFixture, type StoreFixture } from './fixture.js';
+import { openFixture, type StoreFixture } from '../../../helpers/store.js';
 
 const ROWS = 10_000;
 let f: StoreFixture;

@@ -4,7 +4,7 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { openStore, type Account, type SshKeyRecord } from '../../../../src/service/store/index.js';
-import { T0, fakeKey, openFixture, type StoreFixture } from './fixture.js';
+import { T0, fakeKey, openFixture, type StoreFixture } from '../../../helpers/store.js';
 
 const cleanups: (() => unknown)[] = [];
 after(async () => {

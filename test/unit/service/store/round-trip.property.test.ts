@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { Account } from '../../../../src/service/store/index.js';
-import { openFixture, type StoreFixture } from './fixture.js';
+import { openFixture, type StoreFixture } from '../../../helpers/store.js';
 
 let f: StoreFixture;
 let owner: Account;

@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { VmRecord } from '../../../../src/service/store/index.js';
-import { T0, openFixture, type StoreFixture } from './fixture.js';
+import { T0, openFixture, type StoreFixture } from '../../../helpers/store.js';
 
 let f: StoreFixture;
 let web: VmRecord;

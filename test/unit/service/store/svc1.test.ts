@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import type { SshKeyRecord, Svc1Request } from '../../../../src/service/store/index.js';
-import { T0, fakeKey, openFixture, type StoreFixture } from './fixture.js';
+import { T0, fakeKey, openFixture, type StoreFixture } from '../../../helpers/store.js';
 
 let f: StoreFixture;
 let key: SshKeyRecord;

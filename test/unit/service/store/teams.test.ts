@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Account, TeamRecord } from '../../../../src/service/store/index.js';
-import { T0, openFixture, type StoreFixture } from './fixture.js';
+import { T0, openFixture, type StoreFixture } from '../../../helpers/store.js';
 
 let f: StoreFixture;
 let owner: Account;

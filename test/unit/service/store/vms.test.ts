@@ -5,7 +5,7 @@ import {
   type Account,
   type VmRecord,
 } from '../../../../src/service/store/index.js';
-import { T0, countRows, openFixture, type StoreFixture } from './fixture.js';
+import { T0, countRows, openFixture, type StoreFixture } from '../../../helpers/store.js';
 
 let f: StoreFixture;
 let ada: Account;

@@ -1,14 +1,15 @@
-// Shared by the store tests: a real SQLite file in a fresh temp dir, a clock the test moves,
-// and a second, independent connection for looking at what is really on disk.
+// The one store fixture: a real SQLite file in a fresh temp dir, a clock the test moves, and a
+// second, independent connection for looking at what is really on disk.
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { createTempDir, type TempDir } from '../../../helpers/tmp.js';
+import { createTempDir, type TempDir } from './tmp.js';
+import { suiteFixture } from './suite-fixture.js';
 import {
   openStore,
   type NewSshKey,
   type Store,
   type StoreOptions,
-} from '../../../../src/service/store/index.js';
+} from '../../src/service/store/index.js';
 
 /** The instant every fixture clock starts at. */
 export const T0 = '2025-03-01T12:00:00Z';
@@ -39,6 +40,18 @@ export interface StoreFixture {
   cleanup(): Promise<void>;
 }
 
+/**
+ * The store of the file or `describe` block it is called in (at its top level): opened before
+ * its tests, closed and removed after them, with no hook of the caller's.
+ */
+export function useTestStore(options: Omit<StoreOptions, 'now'> = {}): StoreFixture {
+  return suiteFixture(
+    () => openFixture(options),
+    (fixture) => fixture.cleanup(),
+  );
+}
+
+/** A store for one test or hook; its `cleanup` is the caller's (see {@link useTestStore}). */
 export async function openFixture(options: Omit<StoreOptions, 'now'> = {}): Promise<StoreFixture> {
   const dir = await createTempDir('store');
   const dbPath = dir.join('exectl.db');

@@ -1,11 +1,12 @@
-// What `exectl run` sends, and what the client must know about it before sending: the command
-// path (to mint a token for exactly that command) and whether it may be repeated after a
-// connection failure. The service's catalogue (src/command-catalog.ts) answers both.
-import { catalogPathOf, COMMAND_CATALOG } from '../../command-catalog.js';
-import { ExectlError } from '../../errors.js';
-import { quoteForShell } from '../../shell-words.js';
-import { DEFAULT_CMDS } from '../../token/permissions.js';
-import { parseDuration } from '../../durations.js';
+// What a client sends to /exec (`exectl run`, `exectl ssh`, the library's Client), and what it
+// must know about it before sending: the command path (to mint a token for exactly that
+// command) and whether it may be repeated after a connection failure. The service's catalogue
+// (src/command-catalog.ts) answers both.
+import { catalogPathOf, COMMAND_CATALOG } from './command-catalog.js';
+import { ExectlError } from './errors.js';
+import { quoteForShell } from './shell-words.js';
+import { DEFAULT_CMDS } from './token/permissions.js';
+import { parseDuration } from './durations.js';
 
 /** A command line ready to post, with what the client knows about it. */
 export interface PreparedLine {

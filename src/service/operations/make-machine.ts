@@ -1,3 +1,5 @@
+// A use case shared by commands and the seed (service/operations/): a VM is born the same way
+// from `new` and from `--seed`.
 import { commandFailed } from '../../errors.js';
 import type { LogSink, ServiceConfig } from '../config.js';
 import type { VmMachines } from '../vm/index.js';
