@@ -182,7 +182,9 @@ test('under --compat exe.dev: https_url uses --vm-domain, ssh_dest never names e
     const data = (await other.run(zed, 'ls')) as { vms: Record<string, unknown>[] };
     assert.equal(data.vms[0]?.https_url, 'http://site.exe.xyz:7070');
     // The real service's host would send the user there: the emulator's own name instead.
-    assert.equal(data.vms[0]?.ssh_dest, 'ssh -p 2222 localhost ssh site');
+    assert.equal(data.vms[0]?.ssh_dest, 'vm+site@localhost');
+    assert.equal(data.vms[0]?.ssh_host, 'localhost');
+    assert.equal(data.vms[0]?.ssh_port, 2222);
   } finally {
     await other.cleanup();
   }
