@@ -10,6 +10,7 @@
 //   metadata, root file system layers, home; and its id-range record): target ≤ 1 MiB
 //   (issue 12). Baseline: the 10 GiB the VM may grow to.
 import { spawnSync } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,10 +34,10 @@ const timed = async (work: () => unknown) => {
 
 const runDir = mkdtempSync(join(tmpdir(), 'exectl-run-'));
 const dataDir = mkdtempSync(join(tmpdir(), 'exectl-bench-'));
-// As in a server: the HTTP and reflection listeners are relayed into every VM.
+// As in a server: the HTTP and reflection listeners are shown inside every VM.
 const inbound = [
-  { host: '127.0.0.1', port: 7070, socketPath: join(runDir, 'http.sock') },
-  { host: '127.0.0.1', port: 7071, socketPath: join(runDir, 'reflection.sock') },
+  { host: '127.0.0.1', port: 7070, accept: (socket: Socket) => socket.destroy() },
+  { host: '127.0.0.1', port: 7071, accept: (socket: Socket) => socket.destroy() },
 ];
 const found = await detectSandboxMode({ runDir, inbound: () => inbound });
 if ('problem' in found) throw new Error(found.problem);

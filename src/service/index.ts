@@ -155,11 +155,11 @@ export async function createService(
     const reflection = await startReflectionListener(
       { store, config, endpoints },
       loopMark,
-      machines.socketFor('reflection'),
       connectionLimits,
     );
     closers.push(() => reflection.close());
     endpoints.reflection = reflection.url;
+    machines.acceptFromVms('reflection', reflection);
 
     const deps: ServiceDeps = { store, machines, config, endpoints, now: Date.now };
     const registry = buildRegistry();
@@ -214,12 +214,12 @@ export async function createService(
       tls: config.tls,
       route,
       upgrade: proxy.upgrade,
-      socketPath: machines.socketFor('http'),
       limits: connectionLimits,
       log: config.log,
     });
     closers.push(() => http.close());
     endpoints.http = http.url;
+    machines.acceptFromVms('http', http);
 
     let sshHostKeyFingerprint: string | null = null;
     if (config.sshListen !== null) {

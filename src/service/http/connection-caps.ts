@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import type { LogSink } from '../config.js';
-import { clientAddressKey } from '../rules/client-address.js';
+import { clientKeyOf } from '../rules/client-address.js';
 
 /** The limits on one listener's connections (config.ts's `connections`). */
 export interface ConnectionLimits {
@@ -109,7 +109,7 @@ export function capConnections(
   // First among the listeners: the HTTP (or TLS) server's own one runs after, on a socket that
   // is then already destroyed, which it handles like any connection closed at once.
   server.prependListener('connection', (socket: Socket) => {
-    const address = clientAddressKey(socket.remoteAddress);
+    const address = clientKeyOf(socket);
     if (counts.admit(address)) {
       socket.once('close', () => counts.release(address));
       return;

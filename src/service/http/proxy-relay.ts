@@ -4,18 +4,46 @@ import {
   Agent,
   request,
   type ClientRequest,
+  type ClientRequestArgs,
   type IncomingMessage,
   type ServerResponse,
 } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { ExectlError } from '../../errors.js';
-import type { VmPortTarget } from '../vm/index.js';
 import { headersFromVm } from './proxy-headers.js';
 
-/** Where a VM's server is reached: a relay socket into its network, or the host's loopback. */
+/** How a VM's server is reached: connections made inside the VM's own network. */
 export interface VmUpstream {
   vmName: string;
+  /** Names the VM for the pool of kept-alive connections: its id. */
+  vmId: number;
   port: number;
-  to: VmPortTarget;
+  /** A new connection to `port` inside the VM (contract.ts `VmMachines.connect`). */
+  connect(): Promise<Socket>;
+}
+
+/** A request's way to its connection: `connect` of its {@link VmUpstream}, once connected. */
+type ConnectionMaker = NonNullable<ClientRequestArgs['createConnection']>;
+
+function connectionMaker(connect: () => Promise<Socket>): ConnectionMaker {
+  return (_options, done) => {
+    connect().then(
+      (socket) => done(null, socket),
+      (err: Error) => done(err, undefined as unknown as Duplex),
+    );
+    return undefined;
+  };
+}
+
+/** Node's agent, whose new connections are the request's own `createConnection`'s. */
+class VmAgent extends Agent {
+  override createConnection(
+    options: ClientRequestArgs,
+    done?: (err: Error | null, stream: Duplex) => void,
+  ): Duplex | null | undefined {
+    return options.createConnection!(options, done!);
+  }
 }
 
 /**
@@ -26,11 +54,11 @@ const IDLE_MS = 4_000;
 
 /**
  * The connections to VMs' servers, kept alive between requests. Node's agent pools them by
- * target, a relay socket path or a host port, so a connection to one VM never serves another.
- * Without it every request paid a new connection, and for a machine VM a new relay process.
+ * "host" and port, here the VM's id and its port, so a connection to one VM never serves
+ * another. Without it every request paid a new connection into the VM.
  */
 export function createUpstreamAgent(): Agent {
-  return new Agent({ keepAlive: true, timeout: IDLE_MS, scheduling: 'lifo' });
+  return new VmAgent({ keepAlive: true, timeout: IDLE_MS, scheduling: 'lifo' });
 }
 
 /**
@@ -42,13 +70,16 @@ export function requestToVm(
   target: VmUpstream & { headers: string[] },
   agent: Agent | false,
 ): ClientRequest {
-  const { to } = target;
   return request({
-    ...('socketPath' in to ? { socketPath: to.socketPath } : { host: to.host, port: to.port }),
+    // Never resolved or dialled: the pool's key only (the headers carry the client's Host).
+    host: `vm-${target.vmId}.invalid`,
+    port: target.port,
+    createConnection: connectionMaker(target.connect),
     method: req.method,
     path: req.url,
     headers: target.headers,
-    agent,
+    // No agent (not `false`, which would make Node's default one) uses `createConnection`.
+    agent: agent === false ? undefined : agent,
   });
 }
 

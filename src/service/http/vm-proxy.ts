@@ -79,9 +79,10 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
     }
     return {
       vmName: vm.name,
+      vmId: vm.id,
       port: vm.defaultPort,
-      // Inside the VM's own network (a relay socket), never a port of the host.
-      to: await options.deps.machines.portTarget(vm, vm.defaultPort),
+      // Inside the VM's own network, never a port of the host.
+      connect: () => options.deps.machines.connect(vm, vm.defaultPort),
       headers: headersToVm(req, { visitor, dropAuthorization, tunnel }),
     };
   };

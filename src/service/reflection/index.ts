@@ -7,15 +7,14 @@ import { createReflectionHandler, type ReflectionDeps } from './handler.js';
 export { reflectionUrlOf } from './urls.js';
 
 /**
- * Starts the reflection listener on `config.reflectionListen` (plain HTTP: VMs reach it on
- * the host's loopback). Its base URL is the caller's to put in `endpoints.reflection`, before
+ * Starts the reflection listener on `config.reflectionListen` (plain HTTP: VMs reach it at
+ * the same address inside their own network). Its base URL is the caller's to put in `endpoints.reflection`, before
  * any VM command runs, since VMs are told `{endpoints.reflection}/vm/<secret>`. `loopMark` is
  * the service's integration loop mark (integrations/loop.ts); `limits` cap its connections.
  */
 export function startReflectionListener(
   deps: ReflectionDeps,
   loopMark: string,
-  socketForVms: string | null,
   limits: ConnectionLimits,
 ): Promise<HttpListener> {
   return listenHttp({
@@ -23,7 +22,6 @@ export function startReflectionListener(
     listen: deps.config.reflectionListen,
     tls: null,
     route: createReflectionHandler(deps, loopMark),
-    socketPath: socketForVms,
     limits,
     log: deps.config.log,
   });

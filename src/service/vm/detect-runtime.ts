@@ -17,7 +17,7 @@ import {
   type SandboxMode,
 } from './sandbox/index.js';
 import { DEFAULT_VM_LIMITS } from './contract.js';
-import type { DetectedRuntime, RuntimeChoice } from './runtime.js';
+import type { DetectedRuntime, RuntimeChoice, VmRef } from './runtime.js';
 import type { InboundListener } from './network/index.js';
 import { ImageTemplates } from './disk/index.js';
 
@@ -26,10 +26,10 @@ const PROBE_DISK_BYTES = 32 * 1024 ** 2;
 
 /** What machine VMs need from the server. */
 export interface MachineOptions {
-  /** The server's own folder for VM mount points and relay sockets (made 0711 here). */
+  /** The server's own folder for VM mount points (made 0711 here). */
   runDir: string;
-  /** The server's listeners to show inside each VM. */
-  inbound(): readonly InboundListener[];
+  /** The server's listeners to show inside the VM `vm`. */
+  inbound(vm: VmRef): readonly InboundListener[];
   /** The host-wide id-range claims (a test may use its own). */
   registry?: string;
   /** Where the host-wide base-system snapshots live (a test may use its own). */

@@ -5,8 +5,11 @@ import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'n
 
 export type { ChildProcess };
 
-/** What one fd of a child gets: nothing (`/dev/null`) or a pipe to the server. */
-export type HostFd = 'ignore' | 'pipe';
+/**
+ * What one fd of a child gets: nothing (`/dev/null`), a pipe to the server, Node's IPC channel
+ * (messages and sockets handed over), or an open descriptor of the server's.
+ */
+export type HostFd = 'ignore' | 'pipe' | 'ipc' | number;
 
 /** How a host process starts. Nothing is inherited: env and stdio are always given. */
 export interface HostSpawnOptions {
@@ -52,7 +55,7 @@ export interface HostRunOptions {
   env: NodeJS.ProcessEnv;
   cwd?: string;
   /** `'pipe'`: stdout joins stderr in the captured output; `'ignore'`: only stderr is kept. */
-  stdout: HostFd;
+  stdout: 'ignore' | 'pipe';
   /** Exit codes that mean success; `[0]` when left out. */
   okCodes?: readonly number[];
   signal?: AbortSignal;
