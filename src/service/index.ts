@@ -15,7 +15,7 @@ import { RateLimiter } from './rules/rate-limit.js';
 import { FAILURES_PER_ADDRESS } from './http/failures-by-address.js';
 import { TokenAuthenticator } from './http/token-auth.js';
 import { createVmProxy } from './http/vm-proxy.js';
-import { cameBack, integrationLoop, newLoopMark } from './integrations/loop.js';
+import { loopOf, newLoopMarks } from './integrations/loop.js';
 import { reflectionUrlOf, startReflectionListener } from './reflection/index.js';
 import { newLogEntry, runLogged } from './request-log.js';
 import { startSshFrontEnd } from './ssh/index.js';
@@ -149,12 +149,12 @@ export async function createService(
 
     // Before any front end: VMs are told the reflection listener's address (endpoints).
     // Every request the integrations forward carries it; the listeners refuse it (SPEC §6).
-    const loopMark = newLoopMark();
+    const loopMarks = newLoopMarks();
     // Each listener counts its own connections against these caps.
     const connectionLimits = config.connections ?? defaultConnectionLimits(openFileLimit());
     const reflection = await startReflectionListener(
       { store, config, endpoints },
-      loopMark,
+      loopMarks,
       connectionLimits,
     );
     closers.push(() => reflection.close());
@@ -174,7 +174,7 @@ export async function createService(
       rateLimiter,
       shutdown: shutdown.signal,
     });
-    const proxy = createVmProxy({ deps, auth, rateLimiter });
+    const proxy = createVmProxy({ deps, auth, rateLimiter, loopMark: loopMarks.proxy });
     closers.push(() => proxy.close());
     // A request no route takes: one log line like every request, answered by the funnel.
     const refuse = (req: IncomingMessage, res: ServerResponse, refusal: ExectlError) =>
@@ -195,7 +195,8 @@ export async function createService(
     });
 
     const route = (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-      if (cameBack(req, loopMark)) return refuse(req, res, integrationLoop());
+      const loop = loopOf(req, loopMarks);
+      if (loop !== null) return refuse(req, res, loop);
       // `Host: <vm>.<domain>` is the VM's address, whatever the path (SPEC §6).
       const vm = proxy.vmLabel(req);
       if (vm !== null) return proxy.forward(req, res, vm);

@@ -22,13 +22,16 @@ interface HeadersToVmOptions {
    * headers stay, for the VM's server to accept or refuse the upgrade itself.
    */
   tunnel: boolean;
+  /** The service's proxy loop mark, sent on in `X-Exectl-Hop` (integrations/loop.ts). */
+  loopMark: string;
 }
 
 /**
  * The request headers for the VM's server: the client's own, without hop-by-hop headers (unless
  * tunnelled), `Proxy-Authorization`, `Expect` (the proxy answers it), the exectl token or any
  * client-sent `X-Exectl-*` / `X-Forwarded-*` (`_` or `-`); then `X-Exectl-Email`, `X-Exectl-User-Id` and
- * `X-Exectl-Token-Ctx` for a visitor with a token, and `X-Forwarded-For/-Host/-Proto`.
+ * `X-Exectl-Token-Ctx` for a visitor with a token, `X-Forwarded-For/-Host/-Proto`, and the
+ * proxy's loop mark in `X-Exectl-Hop`: a VM that sends the request back is refused 508.
  */
 export function headersToVm(req: IncomingMessage, options: HeadersToVmOptions): string[] {
   const connectionScoped = options.tunnel ? new Set<string>() : connectionHeaders(req.rawHeaders);
@@ -54,6 +57,7 @@ export function headersToVm(req: IncomingMessage, options: HeadersToVmOptions): 
   if (req.headers.host !== undefined) out.push('X-Forwarded-Host', req.headers.host);
   const encrypted = (req.socket as Partial<TLSSocket>).encrypted === true;
   out.push('X-Forwarded-Proto', encrypted ? 'https' : 'http');
+  out.push('X-Exectl-Hop', options.loopMark);
   return out;
 }
 

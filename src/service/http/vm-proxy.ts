@@ -10,6 +10,7 @@ import { sendError } from './error-funnel.js';
 import { heldBack } from './hold-back.js';
 import { admitToVm, type ProxyGate } from './proxy-auth.js';
 import { proxyCredential } from './proxy-credential.js';
+import { cameBack, proxyLoop } from '../integrations/loop.js';
 import { headersToVm } from './proxy-headers.js';
 import { vmLabelFromHost } from './proxy-host.js';
 import { createUpstreamAgent, relayToVm } from './proxy-relay.js';
@@ -23,6 +24,11 @@ interface VmProxyOptions {
   auth: TokenAuthenticator;
   /** The per-key buckets /exec uses; null when rate limiting is off. */
   rateLimiter: RateLimiter | null;
+  /**
+   * The service's proxy loop mark (integrations/loop.ts), sent with every request into a VM: a
+   * VM that sends one back (its port forwarded to the server) is refused 508.
+   */
+  loopMark: string;
 }
 
 interface VmProxy {
@@ -83,7 +89,7 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
       port: vm.defaultPort,
       // Inside the VM's own network, never a port of the host.
       connect: () => options.deps.machines.connect(vm, vm.defaultPort),
-      headers: headersToVm(req, { visitor, dropAuthorization, tunnel }),
+      headers: headersToVm(req, { visitor, dropAuthorization, tunnel, loopMark: options.loopMark }),
     };
   };
 
@@ -112,6 +118,8 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
         label === null ? refusedUpgradeEntry(req) : newLogEntry('proxy', `${req.method} ${label}`);
       const work = async () => {
         if (label === null) throw upgradeRefused();
+        // Upgrades skip the listener's route, where every other request is checked.
+        if (cameBack(req, options.loopMark)) throw proxyLoop();
         return tunnelToVm(req, socket, head, await target(req, label, entry, true));
       };
       void runLogged(config.log, entry, work, (err) =>

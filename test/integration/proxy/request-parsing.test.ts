@@ -164,6 +164,8 @@ const FORWARDED = (proto: string) => [
   'vm1.localhost:7070',
   'X-Forwarded-Proto',
   proto,
+  'X-Exectl-Hop',
+  'mark',
 ];
 
 test('headersToVm: hop-by-hop, proxy-only and secret headers stay behind', () => {
@@ -202,7 +204,12 @@ test('headersToVm: hop-by-hop, proxy-only and secret headers stay behind', () =>
     ...FORWARDED('http'),
   ];
   assert.deepEqual(
-    headersToVm(incoming(raw), { visitor, dropAuthorization: true, tunnel: false }),
+    headersToVm(incoming(raw), {
+      visitor,
+      dropAuthorization: true,
+      tunnel: false,
+      loopMark: 'mark',
+    }),
     plain,
   );
   // A tunnel keeps the connection's framing and its upgrade for the VM's server to answer.
@@ -226,7 +233,12 @@ test('headersToVm: hop-by-hop, proxy-only and secret headers stay behind', () =>
     ...FORWARDED('https'),
   ];
   assert.deepEqual(
-    headersToVm(incoming(raw, true), { visitor, dropAuthorization: false, tunnel: true }),
+    headersToVm(incoming(raw, true), {
+      visitor,
+      dropAuthorization: false,
+      tunnel: true,
+      loopMark: 'mark',
+    }),
     tunnelled,
   );
 });
@@ -250,6 +262,7 @@ test('headersToVm: a visitor is named, with the ctx bytes as UTF-8 on the wire',
     visitor,
     dropAuthorization: false,
     tunnel: false,
+    loopMark: 'mark',
   });
   // prettier-ignore
   assert.deepEqual(headers, [
