@@ -55,7 +55,7 @@ export async function detectRuntime(
   }
   if (choice === 'bwrap') {
     throw new ExectlError('cannot_start', `the bwrap runtime cannot run here: ${problem}`, {
-      hint: 'install bubblewrap (as root also slirp4netns, socat, e2fsprogs), or choose --runtime process',
+      hint: 'install bubblewrap (as root also slirp4netns, e2fsprogs), or choose --runtime process',
     });
   }
   return {

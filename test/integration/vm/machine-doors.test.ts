@@ -53,6 +53,9 @@ describe('a machine VM’s doors (as root)', () => {
     port = new URL(svc.url).port;
     await ok('new --name gamma');
     await ok('new --name delta', other);
+    // Both booted (a boot starts processes of its own: the counts below must not see one).
+    await ok('ssh gamma true');
+    await ok('ssh delta true', other);
   });
   after(() => svc.stop());
 

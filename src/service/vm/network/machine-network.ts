@@ -35,8 +35,12 @@ export class MachineNetwork {
     // Held from now on: the holder is surely the VM's (the launcher's child, which sleeps until
     // bwrap reaps it), and the door never names a pid again that another process might take.
     this.door = new NetnsDoor(this.nsenter, openSync(`/proc/${holderPid}/ns/net`, 'r'));
+    // The helper starts while the backend configures the network (its loopback included, which
+    // the listeners need); it ends once they are made: many VMs booting at once keep no helper.
+    this.door.warm();
     await this.backend.attach(holderPid, pipes);
     await Promise.all(inbound.map((listener) => this.showInside(listener)));
+    this.door.rest();
   }
 
   /** A TCP connection to `port` on the VM's own loopback (the one way in). */
