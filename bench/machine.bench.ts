@@ -4,8 +4,8 @@
 //   `bwrap --unshare-all --ro-bind / / --proc /proc --dev /dev true`, p50: target ≤ 1.5×;
 // - from `new` to the VM's first command (disk image, id range, cgroup, network, boot) vs the
 //   same bare spawn, p50: target ≤ 8×;
-// - memory the host spends per idle VM (PSS of its host processes: launcher, init, network
-//   helper and relays): target ≤ 8 MiB;
+// - memory the host spends per idle VM (PSS of every host process it keeps: its bwrap, its init,
+//   slirp4netns; no relay, and no door helper once idle): target ≤ 8 MiB;
 // - disk a fresh VM spends on the host once stopped (its image's allocated blocks: file system
 //   metadata, root file system layers, home; and its id-range record): target ≤ 1 MiB
 //   (issue 12). Baseline: the 10 GiB the VM may grow to.

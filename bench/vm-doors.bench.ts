@@ -3,7 +3,8 @@
 // network, against the same curl from the host to the same listener, in interleaved rounds.
 // Each figure is curl's own `time_total` (connect, request, answer), so the processes' start
 // costs on either side are left out. Target: VM p50 ≤ 1.5× host p50.
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { FAR } from '../test/integration/proxy/fixture.js';
 import { startTestService } from '../test/helpers/service.js';
 import { median } from './lib/stats.js';
@@ -37,7 +38,8 @@ try {
   // Warm-up: both sides once (JIT, the VM's first connection).
   await exec(`ssh doors curl -s -o /dev/null ${url}/`);
   for (let round = 0; round < ROUNDS; round++) {
-    host.push(...times(spawnSync('/bin/sh', ['-c', loop], { encoding: 'utf8' }).stdout));
+    // (Not spawnSync: the listener it calls runs in this process.)
+    host.push(...times((await promisify(execFile)('/bin/sh', ['-c', loop])).stdout));
     // (Quoted for the service's lexer: the VM's shell gets the loop as written.)
     vm.push(...times(await exec(`ssh doors ${JSON.stringify(loop)}`)));
   }

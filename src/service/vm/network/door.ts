@@ -54,11 +54,6 @@ export class NetnsDoor {
     ) as Promise<Server>;
   }
 
-  /** Starts the helper ahead of the asks to come (its start is most of an ask's time). */
-  warm(): void {
-    if (!this.closed && this.helper === null) this.startHelper();
-  }
-
   /** Ends the helper now unless it has asks to answer (no more are expected soon). */
   rest(): void {
     if (this.waiting.size === 0) this.endHelper();

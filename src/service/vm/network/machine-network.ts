@@ -35,11 +35,18 @@ export class MachineNetwork {
     // Held from now on: the holder is surely the VM's (the launcher's child, which sleeps until
     // bwrap reaps it), and the door never names a pid again that another process might take.
     this.door = new NetnsDoor(this.nsenter, openSync(`/proc/${holderPid}/ns/net`, 'r'));
-    // The helper starts while the backend configures the network (its loopback included, which
-    // the listeners need); it ends once they are made: many VMs booting at once keep no helper.
-    this.door.warm();
+    // The listeners are made while the backend configures the network: an IPv4 loopback or
+    // wildcard address binds before the loopback is up. One that cannot yet (IPv6 `::1`) is made
+    // again once the network is up. The helper ends then: VMs booting at once keep none.
+    const early = inbound.map((listener) =>
+      this.showInside(listener).then(
+        () => null,
+        () => listener,
+      ),
+    );
     await this.backend.attach(holderPid, pipes);
-    await Promise.all(inbound.map((listener) => this.showInside(listener)));
+    const later = (await Promise.all(early)).filter((listener) => listener !== null);
+    await Promise.all(later.map((listener) => this.showInside(listener)));
     this.door.rest();
   }
 
