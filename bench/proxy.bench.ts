@@ -2,7 +2,7 @@
 // reached through the proxy with a VM token over 20 keep-alive connections, against the same
 // server run bare on the host, both measured in this run in interleaved rounds. Driven by the
 // in-process generator and by wrk with one thread. Target: ≥ 0.6 of bare. As root the VM is a
-// machine (its own network, reached through a relay socket), as the server runs on a VM host.
+// machine (its own network, reached by connections made inside it), as the server runs on a VM host.
 // Needs `npm run build` first, and wrk (`apt-get install -y wrk`).
 import { mintSvc0 } from '../src/token/mint.js';
 import { createMemorySigner } from '../test/helpers/signers.js';
@@ -45,7 +45,7 @@ const wrk = await hasWrk();
 try {
   const run = (side: typeof direct, durationMs: number) =>
     loadTest({ ...side, path: '/', method: 'GET', connections: CONNECTIONS, durationMs });
-  // Warm-up: JIT on both sides, the token's signature checked once, the relay started.
+  // Warm-up: JIT on both sides, the token's signature checked once, the first connection into the VM made.
   await run(direct, 1000);
   await run(proxied, 1000);
   for (let round = 0; round < ROUNDS; round++) {
