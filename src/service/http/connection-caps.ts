@@ -92,8 +92,8 @@ const WARN_EVERY_MS = 60_000;
 
 /**
  * Caps the connections `server` takes ('connection' events: accepted TCP sockets, and the ones
- * the VM relay hands over). Node's `maxConnections` would count only the former, and nothing in
- * Node counts per address. A connection past a cap is destroyed before the HTTP parser (or TLS)
+ * machine VMs open inside their own network, handed over, each counted under its VM's key).
+ * Node's `maxConnections` would count only the former, and nothing in Node counts per address. A connection past a cap is destroyed before the HTTP parser (or TLS)
  * sees a byte, so it costs nothing more, and other addresses are not affected; the refusals
  * are logged as one warning a minute.
  */

@@ -124,7 +124,7 @@ export function mountedDisk(diskDir: string, init: MachineInit): MountedDisk {
   return { key: diskDir, mountPath: diskPath(init), image: join(diskDir, IMAGE_NAME) };
 }
 
-// The runtime folder must be reachable by the VMs' ids (0711) and the relay id's folders.
+// The runtime folder must be reachable by the VMs' ids (0711): their mount points are there.
 export async function prepareRunDir(runDir: string): Promise<void> {
   await mkdir(runDir, { recursive: true });
   await chmod(runDir, 0o711);

@@ -1,4 +1,4 @@
-// The one file of vm/ that starts host processes: every tool, launcher and relay the server
+// The one file of vm/ that starts host processes: every tool, launcher and helper the server
 // runs goes through here, so what a child inherits (env, cwd, fds, session) is decided in one
 // place and test/unit/architecture.test.ts can hold every other file to it.
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -27,7 +27,7 @@ export interface HostSpawnOptions {
 
 /**
  * Starts `file` with `args` as a host process and hands back the child, for the long-lived
- * ones (init launchers, relays, freeze holders) whose pipes the caller follows itself. With
+ * ones (init launchers, door helpers, freeze holders) whose pipes the caller follows itself. With
  * stdin, stdout and stderr all piped, the child's three streams are typed as present.
  */
 export function spawnHost(
