@@ -4,12 +4,13 @@
 //   `bwrap --unshare-all --ro-bind / / --proc /proc --dev /dev true`, p50: target ≤ 1.5×;
 // - from `new` to the VM's first command (disk image, id range, cgroup, network, boot) vs the
 //   same bare spawn, p50: target ≤ 8×;
-// - memory the host spends per idle VM (PSS of its host processes: launcher, init, network
-//   helper and relays): target ≤ 8 MiB;
+// - memory the host spends per idle VM (PSS of every host process it keeps: its bwrap, its init,
+//   slirp4netns; no relay, and no door helper once idle): target ≤ 8 MiB;
 // - disk a fresh VM spends on the host once stopped (its image's allocated blocks: file system
 //   metadata, root file system layers, home; and its id-range record): target ≤ 1 MiB
 //   (issue 12). Baseline: the 10 GiB the VM may grow to.
 import { spawnSync } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,10 +34,10 @@ const timed = async (work: () => unknown) => {
 
 const runDir = mkdtempSync(join(tmpdir(), 'exectl-run-'));
 const dataDir = mkdtempSync(join(tmpdir(), 'exectl-bench-'));
-// As in a server: the HTTP and reflection listeners are relayed into every VM.
+// As in a server: the HTTP and reflection listeners are shown inside every VM.
 const inbound = [
-  { host: '127.0.0.1', port: 7070, socketPath: join(runDir, 'http.sock') },
-  { host: '127.0.0.1', port: 7071, socketPath: join(runDir, 'reflection.sock') },
+  { host: '127.0.0.1', port: 7070, accept: (socket: Socket) => socket.destroy() },
+  { host: '127.0.0.1', port: 7071, accept: (socket: Socket) => socket.destroy() },
 ];
 const found = await detectSandboxMode({ runDir, inbound: () => inbound });
 if ('problem' in found) throw new Error(found.problem);

@@ -4,7 +4,7 @@
 // operator would put in front) proxying to that bare server. All measured in this run, in
 // interleaved rounds, by the in-process generator and by wrk with one thread. Targets: proxy ≥
 // 0.5 of bare, and ≥ 0.75 of nginx. As root the VM is a machine (its own network, reached
-// through `VmMachines.connect`), as the server runs on a VM host. Needs `npm run build` first,
+// through `VmMachines.connect`, a connection made inside it), as the server runs on a VM host. Needs `npm run build` first,
 // wrk (`apt-get install -y wrk`) and nginx (`apt-get install -y nginx-light`); without them,
 // their figures are skipped with a message.
 import { mintSvc0 } from '../src/token/mint.js';

@@ -20,7 +20,7 @@ import { FAILURES_PER_ADDRESS } from './http/failures-by-address.js';
 import { TokenAuthenticator } from './http/token-auth.js';
 import { createVmProxy } from './http/vm-proxy.js';
 import { createRouter } from './http/router.js';
-import { newLoopMark } from './integrations/loop.js';
+import { newLoopMarks } from './integrations/loop.js';
 import { reflectionUrlOf, startReflectionListener } from './reflection/index.js';
 import { startSshFrontEnd } from './ssh/index.js';
 import { DATABASE_FILE, lockDataFolder, openStore, type Store } from './store/index.js';
@@ -126,17 +126,17 @@ export async function createService(
 
     // Before any front end: VMs are told the reflection listener's address (endpoints).
     // Every request the integrations forward carries it; the listeners refuse it (SPEC §6).
-    const loopMark = newLoopMark();
+    const loopMarks = newLoopMarks();
     // Each listener counts its own connections against these caps.
     const connectionLimits = config.connections ?? defaultConnectionLimits(openFileLimit());
     const reflection = await startReflectionListener(
       { store, config, endpoints },
-      loopMark,
-      machines.socketFor('reflection'),
+      loopMarks,
       connectionLimits,
     );
     closers.push(() => reflection.close());
     endpoints.reflection = reflection.url;
+    machines.acceptFromVms('reflection', reflection);
 
     const signIns = new SignIns(Date.now);
     const deps: ServiceDeps = { store, machines, config, endpoints, signIns, now: Date.now };
@@ -155,7 +155,7 @@ export async function createService(
       rateLimiter,
       shutdown: shutdown.signal,
     });
-    const proxy = createVmProxy({ deps, auth, rateLimiter, loopMark, limits: connectionLimits });
+    const proxy = createVmProxy({ deps, auth, rateLimiter, loopMarks, limits: connectionLimits });
     closers.push(() => proxy.close());
     const dashboard = createDashboard({
       deps,
@@ -171,7 +171,7 @@ export async function createService(
       ready: () => ready,
       shutdown: shutdown.signal,
     });
-    const route = createRouter({ log: config.log, loopMark, proxy, exec, health, dashboard });
+    const route = createRouter({ log: config.log, loopMarks, proxy, exec, health, dashboard });
     const http: HttpListener = await listenHttp({
       name: '--listen',
       listen: config.listen,
@@ -182,12 +182,12 @@ export async function createService(
           ? dashboard.upgrade(req, socket, head)
           : proxy.upgrade(req, socket, head),
       claim: proxy,
-      socketPath: machines.socketFor('http'),
       limits: connectionLimits,
       log: config.log,
     });
     closers.push(() => http.close());
     endpoints.http = http.url;
+    machines.acceptFromVms('http', http);
 
     let sshHostKeyFingerprint: string | null = null;
     if (config.sshListen !== null) {

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import type { LogSink } from '../config.js';
-import { clientAddressKey } from '../rules/client-address.js';
+import { clientKeyOf } from '../rules/client-address.js';
 
 /** The limits on one listener's connections (config.ts's `connections`). */
 export interface ConnectionLimits {
@@ -92,8 +92,8 @@ const WARN_EVERY_MS = 60_000;
 
 /**
  * Caps the connections `server` takes ('connection' events: accepted TCP sockets, and the ones
- * the VM relay hands over). Node's `maxConnections` would count only the former, and nothing in
- * Node counts per address. A connection past a cap is destroyed before the HTTP parser (or TLS)
+ * machine VMs open inside their own network, handed over, each counted under its VM's key).
+ * Node's `maxConnections` would count only the former, and nothing in Node counts per address. A connection past a cap is destroyed before the HTTP parser (or TLS)
  * sees a byte, so it costs nothing more, and other addresses are not affected; the refusals
  * are logged as one warning a minute.
  */
@@ -109,7 +109,7 @@ export function capConnections(
   // First among the listeners: the HTTP (or TLS) server's own one runs after, on a socket that
   // is then already destroyed, which it handles like any connection closed at once.
   server.prependListener('connection', (socket: Socket) => {
-    const address = clientAddressKey(socket.remoteAddress);
+    const address = clientKeyOf(socket);
     if (counts.admit(address)) {
       socket.once('close', () => counts.release(address));
       return;

@@ -2,7 +2,7 @@
 // to a valid token. Used by token-auth.ts; the 429's pause is hold-back.ts's.
 import { ExectlError } from '../../errors.js';
 import { RateLimiter, rateLimited, type RateLimit } from '../rules/rate-limit.js';
-import { clientAddressKey } from '../rules/client-address.js';
+import { clientKeyOf } from '../rules/client-address.js';
 import { VerificationTurns, type WaitingConnection } from './verification-turns.js';
 
 /**
@@ -62,13 +62,13 @@ export class FailuresByAddress {
    */
   refuseIfRefusedBefore(connection: ClientConnection): void {
     if (!this.#refusedConnections.has(connection)) return;
-    const decision = this.#buckets.peek(clientAddressKey(connection.remoteAddress));
+    const decision = this.#buckets.peek(clientKeyOf(connection));
     if (!decision.allowed) throw failureRefusal(decision.retryAfterSeconds);
   }
 
   /** Charges one failed verification to `connection`'s address; past its budget, throws 429. */
   charge(connection: ClientConnection): void {
-    const decision = this.#buckets.take(clientAddressKey(connection.remoteAddress));
+    const decision = this.#buckets.take(clientKeyOf(connection));
     if (decision.allowed) return;
     this.#refusedConnections.add(connection);
     throw failureRefusal(decision.retryAfterSeconds);
@@ -76,12 +76,12 @@ export class FailuresByAddress {
 
   /** Whether `connection`'s address has used up its failed verifications. */
   isOut(connection: ClientConnection): boolean {
-    return !this.#buckets.peek(clientAddressKey(connection.remoteAddress)).allowed;
+    return !this.#buckets.peek(clientKeyOf(connection)).allowed;
   }
 
   /** `connection`'s turn for a signature check (see VerificationTurns.turn); null: at once. */
   turn(connection: ClientConnection & WaitingConnection): Promise<void> | null {
-    const address = clientAddressKey(connection.remoteAddress);
+    const address = clientKeyOf(connection);
     return this.#turns.turn(address, connection, () => failureRefusal(1));
   }
 }

@@ -5,17 +5,13 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import {
-  createServer as createNetServer,
-  type AddressInfo,
-  type Server as NetServer,
-  type Socket,
-} from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ExectlError } from '../../errors.js';
 import type { ListenAddress, LogSink } from '../config.js';
 import { capConnections, type ConnectionLimits } from './connection-caps.js';
 import { sendError } from './error-funnel.js';
+import { markVmConnection } from '../rules/client-address.js';
 
 type RequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
@@ -26,6 +22,12 @@ export interface HttpListener {
   /** Base URL clients use, e.g. `http://127.0.0.1:7070`. */
   url: string;
   address: { host: string; port: number };
+  /**
+   * Serves a connection a machine VM opened to this listener inside its own network (the
+   * listening socket there is vm/'s), like any other (TLS included): its limits count under
+   * `clientKey`, the VM's (rules/client-address.ts), never under its loopback address.
+   */
+  accept(socket: Socket, clientKey: string): void;
   /**
    * Stops accepting, cuts upgraded connections, lets running requests finish (up to
    * `graceMs`), then cuts the rest.
@@ -52,8 +54,6 @@ export interface HttpListenerOptions {
     /** Ends the connections it kept: idle ones now, the others after their answer or `graceMs`. */
     closeConnections(graceMs: number): void;
   };
-  /** The unix socket the VMs' relays connect to (see {@link listenForVms}); null: none. */
-  socketPath?: string | null;
   /** Caps on open connections and idle times (connection-caps.ts). */
   limits: ConnectionLimits;
   log: LogSink;
@@ -69,7 +69,7 @@ const TIMEOUT_CHECK_MS = 1_000;
  * Connections past `limits`' caps are closed at once, and idle ones after its timeouts.
  */
 export async function listenHttp(options: HttpListenerOptions): Promise<HttpListener> {
-  const { listen, tls, route, upgrade, socketPath, limits } = options;
+  const { listen, tls, route, upgrade, limits } = options;
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     route(req, res).catch((err: unknown) => sendError(res, err));
   };
@@ -117,13 +117,17 @@ export async function listenHttp(options: HttpListenerOptions): Promise<HttpList
   });
   const { port } = server.address() as AddressInfo;
   const host = listen.host.includes(':') ? `[${listen.host}]` : listen.host;
-  const inVms = socketPath == null ? null : await listenForVms(server, socketPath);
   return {
     url: `${tls ? 'https' : 'http'}://${host}:${port}`,
     address: { host: listen.host, port },
+    accept(socket, clientKey) {
+      markVmConnection(socket, clientKey);
+      // Once closed, the server takes no connection: the VM's sees its connection end.
+      if (server.listening) server.emit('connection', socket);
+      else socket.destroy();
+    },
     close: (graceMs = 5_000) =>
       new Promise<void>((resolve) => {
-        inVms?.close();
         server.close(() => resolve());
         options.claim?.closeConnections(graceMs);
         server.closeIdleConnections();
@@ -160,18 +164,4 @@ function claimConnections(
     // A connection past the caps (connection-caps.ts) was destroyed before it got here.
     if (!socket.destroyed) claim.serveConnection(socket, handBack);
   });
-}
-
-/**
- * The same listener for machine VMs: a unix socket that each VM's relay (vm/network/slirp4netns.ts)
- * connects to from the VM's own address for this listener. Its connections are served like
- * any other (TLS included); the socket is reachable only through the server's run folder.
- */
-async function listenForVms(server: Server, socketPath: string): Promise<NetServer> {
-  const relay = createNetServer((socket) => server.emit('connection', socket));
-  await new Promise<void>((resolve, reject) => {
-    relay.once('error', reject);
-    relay.listen({ path: socketPath, readableAll: true, writableAll: true }, resolve);
-  });
-  return relay;
 }

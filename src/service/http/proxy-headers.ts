@@ -34,6 +34,8 @@ interface HeadersToVmOptions {
   tunnel: boolean;
   /** The dialects the server speaks: the visitor is named in each one's headers (SPEC §12). */
   dialects: readonly Dialect[];
+  /** The service's proxy loop mark, sent on in `X-Exectl-Hop` (integrations/loop.ts). */
+  loopMark: string;
 }
 
 /**
@@ -41,8 +43,9 @@ interface HeadersToVmOptions {
  * tunnelled), `Proxy-Authorization`, `Expect` (the proxy answers it), the exectl token or any
  * client-sent `X-Exectl-*` / `X-ExeDev-*` / `X-Forwarded-*` (`_` or `-`); then, for a visitor
  * with a token, `X-Exectl-Email`, `X-Exectl-User-Id` and `X-Exectl-Token-Ctx` (and the same under
- * each other dialect's names, `X-ExeDev-Email`, `X-ExeDev-UserID`, `X-ExeDev-Token-Ctx`); and
- * `X-Forwarded-For/-Host/-Proto`.
+ * each other dialect's names, `X-ExeDev-Email`, `X-ExeDev-UserID`, `X-ExeDev-Token-Ctx`);
+ * `X-Forwarded-For/-Host/-Proto`; and the proxy's loop mark in `X-Exectl-Hop`: a VM that sends
+ * the request back is refused 508.
  */
 export function headersToVm(
   req: Pick<IncomingMessage, 'rawHeaders' | 'headers' | 'socket'>,
@@ -73,6 +76,7 @@ export function headersToVm(
   if (req.headers.host !== undefined) out.push('X-Forwarded-Host', req.headers.host);
   const encrypted = (req.socket as Partial<TLSSocket>).encrypted === true;
   out.push('X-Forwarded-Proto', encrypted ? 'https' : 'http');
+  out.push('X-Exectl-Hop', options.loopMark);
   return out;
 }
 

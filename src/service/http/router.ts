@@ -1,11 +1,11 @@
 // Which handler answers an HTTP request on the main listener (SPEC §2, §6, §11): a request that
-// came back through one of our own integrations, or that repeats Host or Authorization, is
+// came back through one of our own integrations or VM proxy, or that repeats Host or Authorization, is
 // refused; a VM's address belongs to the proxy whatever the path; then /exec, /healthz and the
 // dashboard's /_/; anything else is a logged 404.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ExectlError } from '../../errors.js';
 import type { LogSink } from '../config.js';
-import { cameBack, integrationLoop } from '../integrations/loop.js';
+import { loopOf, type LoopMarks } from '../integrations/loop.js';
 import { loggedPath } from '../dashboard/index.js';
 import { newLogEntry, runLogged } from '../request-log.js';
 import { sendError } from './error-funnel.js';
@@ -15,8 +15,8 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 interface RouterOptions {
   log: LogSink;
-  /** The mark every request our integrations forward carries (integrations/loop.ts). */
-  loopMark: string;
+  /** The marks of requests our integrations and our VM proxy sent (integrations/loop.ts). */
+  loopMarks: LoopMarks;
   /** The VM proxy's routing half (http/vm-proxy.ts). */
   proxy: {
     /** The VM a request's `Host: <vm>.<domain>` names, or null for the service itself. */
@@ -32,7 +32,7 @@ interface RouterOptions {
 
 /** The main listener's `route`. */
 export function createRouter(options: RouterOptions): Handler {
-  const { log, loopMark, proxy, exec, health, dashboard } = options;
+  const { log, loopMarks, proxy, exec, health, dashboard } = options;
   // A request no route takes: one log line like every request, answered by the funnel.
   const refuse = (req: IncomingMessage, res: ServerResponse, refusal: ExectlError) =>
     runLogged(
@@ -46,7 +46,8 @@ export function createRouter(options: RouterOptions): Handler {
     );
 
   return (req, res) => {
-    if (cameBack(req, loopMark)) return refuse(req, res, integrationLoop());
+    const loop = loopOf(req, loopMarks);
+    if (loop !== null) return refuse(req, res, loop);
     const repeated = repeatedSingleton(req);
     if (repeated !== null) return refuse(req, res, repeated);
     // `Host: <vm>.<domain>` is the VM's address, whatever the path (SPEC §6). The VM proxy

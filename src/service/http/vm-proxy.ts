@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import { ExectlError } from '../../errors.js';
 import { dialectsOf, vmDomainOf } from '../config.js';
 import { servicePorts, type ServiceDeps } from '../deps.js';
-import { carriesMark, integrationLoop } from '../integrations/loop.js';
+import { loopOfRaw, type LoopMarks } from '../integrations/loop.js';
 import { newLogEntry, runLogged, type RequestLogEntry } from '../request-log.js';
 import type { RateLimiter } from '../rules/rate-limit.js';
 import type { ConnectionLimits } from './connection-caps.js';
@@ -34,8 +34,11 @@ interface VmProxyOptions {
   auth: TokenAuthenticator;
   /** The per-key buckets /exec uses; null when rate limiting is off. */
   rateLimiter: RateLimiter | null;
-  /** The mark of requests this service's integrations forwarded (integrations/loop.ts). */
-  loopMark: string;
+  /**
+   * The service's loop marks (integrations/loop.ts): a request carrying either came back
+   * through this service (508); the proxy's own goes with every request into a VM.
+   */
+  loopMarks: LoopMarks;
   /** The listener's idle and header timeouts, which its proxy connections keep too. */
   limits: Pick<ConnectionLimits, 'headersTimeoutMs' | 'keepAliveTimeoutMs'>;
 }
@@ -94,7 +97,13 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
       });
     }
     const tunnel = req.head.upgrade;
-    const headers = headersToVm(req, { visitor, dropAuthorization, tunnel, dialects });
+    const headers = headersToVm(req, {
+      visitor,
+      dropAuthorization,
+      tunnel,
+      dialects,
+      loopMark: options.loopMarks.proxy,
+    });
     return { vm, port: vm.defaultPort, headers, tunnel };
   };
 
@@ -105,7 +114,8 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
         req.head.keepAlive = false;
         throw req.label === '' ? misdirected() : connectRefused();
       }
-      if (carriesMark(req.rawHeaders, options.loopMark)) throw integrationLoop();
+      const loop = loopOfRaw(req.rawHeaders, options.loopMarks);
+      if (loop !== null) throw loop;
       const repeated = repeatedSingleton(req);
       if (repeated !== null) throw repeated;
       const to = await target(req, entry);

@@ -14,12 +14,23 @@ import { servicePorts, type ServiceEndpoints } from '../deps.js';
 /** The request header holding the mark of the service whose integration forwarded it. */
 export const LOOP_HEADER = 'x-exectl-hop';
 
-/** A fresh random mark for one running service (another exectl must not take it for its own). */
-export function newLoopMark(): string {
-  return randomBytes(12).toString('base64url');
+/**
+ * The marks of one running service, fresh and random (another exectl must not take them for
+ * its own): `integration` on every request its integrations forward, `proxy` on every request
+ * its VM proxy sends into a VM. A VM that sends a proxied request back to the server (its port
+ * forwarded to the server's listener inside it, byte for byte) sends the mark back with it.
+ */
+export interface LoopMarks {
+  integration: string;
+  proxy: string;
 }
 
-/** Whether this service's own integration forwarder sent `req` (it carries `mark`). */
+export function newLoopMarks(): LoopMarks {
+  const mark = () => randomBytes(12).toString('base64url');
+  return { integration: mark(), proxy: mark() };
+}
+
+/** Whether `req` carries `mark` (see {@link LoopMarks}). */
 export function cameBack(req: IncomingMessage, mark: string): boolean {
   return req.headersDistinct[LOOP_HEADER]?.includes(mark) === true;
 }
@@ -30,6 +41,30 @@ export function carriesMark(rawHeaders: readonly string[], mark: string): boolea
     if (rawHeaders[i + 1] === mark && rawHeaders[i]!.toLowerCase() === LOOP_HEADER) return true;
   }
   return false;
+}
+
+/** {@link loopOf} for a raw header list [name, value...] (the VM proxy's requests). */
+export function loopOfRaw(rawHeaders: readonly string[], marks: LoopMarks): ExectlError | null {
+  if (carriesMark(rawHeaders, marks.integration)) return integrationLoop();
+  if (carriesMark(rawHeaders, marks.proxy)) return proxyLoop();
+  return null;
+}
+
+/** The 508 of a request that came back through this service, or null when it did not. */
+export function loopOf(req: IncomingMessage, marks: LoopMarks): ExectlError | null {
+  if (cameBack(req, marks.integration)) return integrationLoop();
+  if (cameBack(req, marks.proxy)) return proxyLoop();
+  return null;
+}
+
+/**
+ * The 508 for a request the VM proxy sent into a VM that came back from it (SPEC §6), however
+ * many VMs it went through: each hop carries the mark on.
+ */
+export function proxyLoop(): ExectlError {
+  return new ExectlError('integration_loop', 'proxy loop', {
+    hint: 'the VM sent a request of the VM proxy back to exectl: forward its port elsewhere',
+  });
 }
 
 /** The 508 for a request that {@link cameBack}. */

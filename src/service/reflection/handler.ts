@@ -6,7 +6,7 @@ import { quote } from '../rules/validate.js';
 import type { ServiceDeps } from '../deps.js';
 import { sendError } from '../http/error-funnel.js';
 import { forwardToIntegration } from '../integrations/forward.js';
-import { cameBack, integrationLoop } from '../integrations/loop.js';
+import { loopOf, type LoopMarks } from '../integrations/loop.js';
 import { newLogEntry, runLogged } from '../request-log.js';
 import type { VmRecord } from '../store/index.js';
 import { fieldDocument, fieldOfPath, indexDocument, openFields } from './documents.js';
@@ -21,15 +21,16 @@ export type ReflectionDeps = Pick<ServiceDeps, 'store' | 'config' | 'endpoints'>
  * credential: an unknown one is a plain 404, so nothing tells whether a VM exists. Documents
  * are GET only (405 `Allow: GET`); integration addresses forward any method. Logs one line per
  * request naming the VM, never its secret. A request this service's own integration forwarder
- * sent (it carries `loopMark`) is refused with 508.
+ * or VM proxy sent (it carries one of `loopMarks`) is refused with 508.
  */
-export function createReflectionHandler(deps: ReflectionDeps, loopMark: string) {
+export function createReflectionHandler(deps: ReflectionDeps, loopMarks: LoopMarks) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const entry = newLogEntry('reflection');
     res.setHeader('X-Request-Id', entry.requestId);
     const work = async () => {
-      if (cameBack(req, loopMark)) throw integrationLoop();
-      return answer(deps, req, res, loopMark, (path) => (entry.path = path));
+      const loop = loopOf(req, loopMarks);
+      if (loop !== null) throw loop;
+      return answer(deps, req, res, loopMarks.integration, (path) => (entry.path = path));
     };
     await runLogged(deps.config.log, entry, work, (err) => sendError(res, err));
   };

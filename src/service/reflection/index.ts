@@ -3,27 +3,26 @@ import type { HttpListener } from '../http/http-server.js';
 import type { ConnectionLimits } from '../http/connection-caps.js';
 import { listenHttp } from '../http/http-server.js';
 import { createReflectionHandler, type ReflectionDeps } from './handler.js';
+import type { LoopMarks } from '../integrations/loop.js';
 
 export { reflectionUrlOf } from './urls.js';
 
 /**
- * Starts the reflection listener on `config.reflectionListen` (plain HTTP: VMs reach it on
- * the host's loopback). Its base URL is the caller's to put in `endpoints.reflection`, before
- * any VM command runs, since VMs are told `{endpoints.reflection}/vm/<secret>`. `loopMark` is
- * the service's integration loop mark (integrations/loop.ts); `limits` cap its connections.
+ * Starts the reflection listener on `config.reflectionListen` (plain HTTP: VMs reach it at
+ * the same address inside their own network). Its base URL is the caller's to put in `endpoints.reflection`, before
+ * any VM command runs, since VMs are told `{endpoints.reflection}/vm/<secret>`. `loopMarks` are
+ * the service's loop marks (integrations/loop.ts); `limits` cap its connections.
  */
 export function startReflectionListener(
   deps: ReflectionDeps,
-  loopMark: string,
-  socketForVms: string | null,
+  loopMarks: LoopMarks,
   limits: ConnectionLimits,
 ): Promise<HttpListener> {
   return listenHttp({
     name: '--reflection-listen',
     listen: deps.config.reflectionListen,
     tls: null,
-    route: createReflectionHandler(deps, loopMark),
-    socketPath: socketForVms,
+    route: createReflectionHandler(deps, loopMarks),
     limits,
     log: deps.config.log,
   });

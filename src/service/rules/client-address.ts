@@ -2,20 +2,49 @@
 // failed token verifications).
 import { isIPv6 } from 'node:net';
 
+/** A connection as the per-client limits see it: an accepted socket, or TLS over one. */
+export interface ClientSocket {
+  readonly remoteAddress?: string | undefined;
+}
+
 /**
- * What connections arriving through the VM relay socket count as. The relay is one unix socket
- * for every VM, and Node cannot ask a unix socket for its peer, so VMs share one address.
+ * The connections machine VMs opened to the server's listeners inside their own network, by
+ * the client key of their VM ({@link vmClientKey}). Their remote address is the VM's own
+ * loopback, which says nothing: every VM has the same one, and so does the host.
  */
-export const VM_RELAY_ADDRESS = 'vm-relay';
+const vmConnections = new WeakMap<ClientSocket, string>();
+
+/** The client key of the VM with id `vmId`: its connections' limits count under it. */
+export function vmClientKey(vmId: number): string {
+  return `vm:${vmId}`;
+}
+
+/** Records that `socket` was opened by the VM whose client key is `key`. */
+export function markVmConnection(socket: ClientSocket, key: string): void {
+  vmConnections.set(socket, key);
+}
+
+/**
+ * Who a connection's client is, for every limit that counts per client (connections, failed
+ * verifications, their pace) and for logs: its VM's key ({@link vmClientKey}) when a VM opened
+ * it, else its address's ({@link clientAddressKey}). A TLS socket is asked through the socket
+ * it runs over (Node's `_parent`), which is the one the listener took.
+ */
+export function clientKeyOf(connection: ClientSocket): string {
+  const raw = (connection as { _parent?: ClientSocket })._parent;
+  const vm =
+    vmConnections.get(connection) ?? (raw === undefined ? undefined : vmConnections.get(raw));
+  return vm ?? clientAddressKey(connection.remoteAddress);
+}
 
 /**
  * The address a connection's limits are counted under: an IPv4 address as it is (an
  * IPv4-mapped IPv6 one unmapped), an IPv6 address by its /64 prefix (a single host is usually
  * given a whole /64, so one address each would be no limit at all), and a connection without a
- * remote address (the VM relay's unix socket) {@link VM_RELAY_ADDRESS}.
+ * remote address (a unix socket's) `local`.
  */
 export function clientAddressKey(remoteAddress: string | undefined): string {
-  if (remoteAddress === undefined) return VM_RELAY_ADDRESS;
+  if (remoteAddress === undefined) return 'local';
   if (!isIPv6(remoteAddress)) return remoteAddress;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(remoteAddress);
   if (mapped !== null) return mapped[1]!;

@@ -59,9 +59,6 @@ export interface VmState {
   diskNote?: string;
 }
 
-/** Where the VM proxy connects to reach a port of a VM. */
-export type VmPortTarget = { socketPath: string } | { host: string; port: number };
-
 /** Output and outcome of one command run inside a VM. */
 export interface VmExecOptions {
   /** Aborted at the command deadline: the whole process tree of the command is killed. */
@@ -170,8 +167,6 @@ export interface VmMachines {
   resize(vm: VmRecord, limits: VmLimits): Promise<void>;
   /** Freezes (true) or thaws (false) the VM's processes and stores its status. */
   pause(vm: VmRecord, frozen: boolean): Promise<void>;
-  /** How the VM proxy reaches `port` inside the VM (its own network), booting it if needed. */
-  portTarget(vm: VmRecord, port: number): Promise<VmPortTarget>;
   /**
    * The one way into a VM's network (SPEC §4, §6): a TCP connection to `port` inside the VM's
    * own network, never a port of the host, booting the VM if needed. Resolves once connected;
@@ -189,4 +184,13 @@ export interface VmListeners {
   readonly http: string;
   /** Base URL of the reflection listener. */
   readonly reflection: string;
+}
+
+/**
+ * A listener of the server as machine VMs see it: it is handed each connection a VM opens to
+ * it inside the VM's own network, with that VM's client key (rules/client-address.ts), and
+ * serves it like any other.
+ */
+export interface VmsListener {
+  accept(socket: Socket, clientKey: string): void;
 }

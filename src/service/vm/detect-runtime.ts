@@ -17,7 +17,7 @@ import {
   type SandboxMode,
 } from './sandbox/index.js';
 import { DEFAULT_VM_LIMITS } from './contract.js';
-import type { DetectedRuntime, RuntimeChoice } from './runtime.js';
+import type { DetectedRuntime, RuntimeChoice, VmRef } from './runtime.js';
 import { loadNetworkWall, type InboundListener } from './network/index.js';
 import { ImageTemplates } from './disk/index.js';
 
@@ -26,10 +26,10 @@ const PROBE_DISK_BYTES = 32 * 1024 ** 2;
 
 /** What machine VMs need from the server. */
 export interface MachineOptions {
-  /** The server's own folder for VM mount points and relay sockets (made 0711 here). */
+  /** The server's own folder for VM mount points (made 0711 here). */
   runDir: string;
-  /** The server's listeners to show inside each VM. */
-  inbound(): readonly InboundListener[];
+  /** The server's listeners to show inside the VM `vm`. */
+  inbound(vm: VmRef): readonly InboundListener[];
   /** The host-wide id-range claims (a test may use its own). */
   registry?: string;
   /** Where the host-wide base-system snapshots live (a test may use its own). */
@@ -55,7 +55,7 @@ export async function detectRuntime(
   }
   if (choice === 'bwrap') {
     throw new ExectlError('cannot_start', `the bwrap runtime cannot run here: ${problem}`, {
-      hint: 'install bubblewrap (as root also slirp4netns, socat, e2fsprogs), or choose --runtime process',
+      hint: 'install bubblewrap (as root also slirp4netns, e2fsprogs), or choose --runtime process',
     });
   }
   return {

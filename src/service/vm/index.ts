@@ -6,7 +6,6 @@ export type {
   VmLimits,
   VmListeners,
   VmMachines,
-  VmPortTarget,
   VmShellOptions,
   VmShellSession,
   VmState,

@@ -1,4 +1,4 @@
-// The server's run folder: its VMs' mount points and relay sockets, and the client's launcher.
+// The server's run folder: its VMs' mount points, and the client's launcher.
 // It lives in the system's temporary folder: unix socket paths are limited to 107 bytes, and
 // the VMs' ids must reach it (the data folder may be private). Its name is mkdtemp's, never a
 // predictable one: in a shared /tmp another user could make that name first (a folder, a

@@ -1,4 +1,5 @@
-import type { VmLimits, VmPortTarget, VmSessionProgram, VmState } from './contract.js';
+import type { Socket } from 'node:net';
+import type { VmLimits, VmSessionProgram, VmState } from './contract.js';
 import type { MountedDisk } from './disk/index.js';
 import type { SandboxMode } from './sandbox/index.js';
 
@@ -230,8 +231,8 @@ export interface VmRuntime {
   resize(vm: VmSpec): Promise<void>;
   /** Freezes (true) or thaws (false) every process of the running VM. */
   pause(vm: VmSpec, frozen: boolean): Promise<void>;
-  /** How the proxy reaches `port` of the VM, booting it when needed. */
-  portTarget(vm: VmSpec, port: number): Promise<VmPortTarget>;
+  /** A connection to `port` inside the VM's network, booting it when needed (contract.ts `connect`). */
+  connect(vm: VmSpec, port: number): Promise<Socket>;
   /** The disk images mounted now (machine VMs that run), for the disk watchdog; never waits. */
   mountedDisks(): Promise<MountedDisk[]>;
 }

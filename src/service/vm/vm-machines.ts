@@ -5,7 +5,7 @@ import { commandFailed } from '../../errors.js';
 import type { ServiceConfig } from '../config.js';
 import { checkCeilings, fitCeilings, resolveCeilings } from '../rules/ceilings.js';
 import type { Store, VmRecord } from '../store/index.js';
-import type { VmExecOptions, VmListeners, VmMachines } from './contract.js';
+import type { VmExecOptions, VmListeners, VmMachines, VmsListener } from './contract.js';
 import { createRuntime } from './create-runtime.js';
 import { detectRuntime } from './detect-runtime.js';
 import { makeRunFolder, removeRunFolder } from './run-folder.js';
@@ -13,11 +13,11 @@ import { imageFootprint } from './disk/index.js';
 import { DiskWatchdog } from './disk/index.js';
 import { SetupJobs } from './setup-jobs.js';
 import { bootRunningVms, failInterruptedCreations } from './boot-at-start.js';
-import type { DetectedRuntime, ExecOptions, ExecResult, VmSpec } from './runtime.js';
+import type { DetectedRuntime, ExecOptions, ExecResult, VmRef, VmSpec } from './runtime.js';
 import type { InboundListener } from './network/index.js';
-import { connectPort } from './connect-port.js';
 import { OpenSessions } from './open-sessions.js';
 import { runtimeSession } from './runtime-session.js';
+import { vmClientKey } from '../rules/client-address.js';
 
 // The stored status decides: a VM paused before a server restart stays paused (its processes
 // ended with the server) until its owner resumes it.
@@ -38,10 +38,11 @@ export interface RunningVmMachines extends VmMachines {
   readonly runtime: DetectedRuntime;
   exec(vm: VmRecord, command: string, options: VmExecOptions): Promise<ExecResult>;
   /**
-   * The unix socket on which the listener `name` must also accept the connections of machine
-   * VMs; null when VMs share the host's network.
+   * Shows the listener `name` inside every machine VM booted from now on, at its host address
+   * (`endpoints`): it is handed each connection a VM opens there, with the VM's client key.
+   * VMs that share the host's network reach it directly.
    */
-  socketFor(name: InboundName): string | null;
+  acceptFromVms(name: InboundName, listener: VmsListener): void;
   /** Server start, before any listener: each VM left `creating` by a stopped server is `failed`. */
   recoverCreations(): void;
   /**
@@ -78,20 +79,26 @@ export async function startVmMachines({
   reflectionUrl,
 }: VmMachinesDeps): Promise<RunningVmMachines> {
   const runDir = await makeRunFolder(config.dataDir);
-  const socketOf = (name: InboundName) => join(runDir, `${name}.sock`);
-  const inbound = (): InboundListener[] =>
-    (['http', 'reflection'] as const).flatMap((name) => {
+  const listeners = new Map<InboundName, VmsListener>();
+  // Resolved disk folder -> VM id, for the runtime's reports (onStateChange) and the client
+  // key of the connections a VM opens.
+  const idOfDisk = new Map<string, number>();
+  const inbound = (vm: VmRef): InboundListener[] =>
+    [...listeners].flatMap(([name, listener]) => {
       const url = endpoints[name];
       if (url === '') return [];
       const { hostname, port } = new URL(url);
+      const key = vmClientKey(idOfDisk.get(resolve(vm.diskDir)) ?? -1);
       return [
-        { host: hostname.replace(/^\[|\]$/g, ''), port: Number(port), socketPath: socketOf(name) },
+        {
+          host: hostname.replace(/^\[|\]$/g, ''),
+          port: Number(port),
+          accept: (socket) => listener.accept(socket, key),
+        },
       ];
     });
   const detected = await detectRuntime(config.runtime, { runDir, inbound });
   const runtime = createRuntime(detected.kind, detected.mode);
-  // Resolved disk folder -> VM id, for the runtime's reports (onStateChange).
-  const idOfDisk = new Map<string, number>();
   const spec = (vm: VmRecord): VmSpec => {
     const diskDir = join(config.dataDir, 'vms', String(vm.id));
     idOfDisk.set(resolve(diskDir), vm.id);
@@ -142,7 +149,7 @@ export async function startVmMachines({
 
   return {
     runtime: detected,
-    socketFor: (name) => (detected.mode.kind === 'machine' ? socketOf(name) : null),
+    acceptFromVms: (name, listener) => void listeners.set(name, listener),
     async create(given, signal) {
       const vm = withinCeilings(given);
       await watchdog.assertRoom('create a VM');
@@ -226,8 +233,7 @@ export async function startVmMachines({
       await runtime.pause(spec(vm), frozen);
       store.setStatus(vm.id, frozen ? 'paused' : 'running');
     },
-    portTarget: (vm, port) => runtime.portTarget(spec(vm), port),
-    connect: async (vm, port) => connectPort(await runtime.portTarget(spec(vm), port)),
+    connect: (vm, port) => runtime.connect(spec(vm), port),
     recoverCreations: () => failInterruptedCreations(store, config.log),
     bootRunning() {
       booting = bootRunningVms(store, (vm) => runtime.boot(spec(vm)), config.log, stopping.signal);

@@ -193,7 +193,7 @@ describe('VM proxy: who may enter (SPEC §6)', () => {
     const anonymous = echoOf(await curl(f.vmUrl('pub')));
     assert.deepEqual(
       anonymous.rawHeaders.filter((_, i) => i % 2 === 0 && /^x-exectl-/i.test(_)),
-      [],
+      ['X-Exectl-Hop'],
     );
     assert.equal(headerText(anonymous.rawHeaders, 'x-forwarded-for'), '127.0.0.1');
 

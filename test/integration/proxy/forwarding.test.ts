@@ -137,7 +137,9 @@ describe('VM proxy: forwarding to the VM server (SPEC §6)', () => {
     const exectlHeaders = echo.rawHeaders.filter(
       (name, i) => i % 2 === 0 && /^x[-_]exectl[-_]/i.test(name),
     );
-    assert.deepEqual(exectlHeaders.sort(), ['X-Exectl-Email', 'X-Exectl-User-Id']);
+    // (X-Exectl-Hop: the proxy's own loop mark, never a client's.)
+    assert.deepEqual(exectlHeaders.sort(), ['X-Exectl-Email', 'X-Exectl-Hop', 'X-Exectl-User-Id']);
+    assert.match(headerText(echo.rawHeaders, 'x-exectl-hop') ?? '', /^[\w-]{16}$/);
     assert.equal(headerText(echo.rawHeaders, 'x-exectl-email'), 'owner@example.com');
     assert.equal(headerText(echo.rawHeaders, 'x-exectl-user-id'), owner.userId);
     assert.equal(headerText(echo.rawHeaders, 'x-forwarded-for'), '127.0.0.1');

@@ -169,6 +169,8 @@ const FORWARDED = (proto: string) => [
   'vm1.localhost:7070',
   'X-Forwarded-Proto',
   proto,
+  'X-Exectl-Hop',
+  'mark',
 ];
 
 test('headersToVm: hop-by-hop, proxy-only and secret headers stay behind', () => {
@@ -207,7 +209,13 @@ test('headersToVm: hop-by-hop, proxy-only and secret headers stay behind', () =>
     ...FORWARDED('http'),
   ];
   assert.deepEqual(
-    headersToVm(incoming(raw), { visitor, dropAuthorization: true, tunnel: false, dialects: OWN }),
+    headersToVm(incoming(raw), {
+      visitor,
+      dropAuthorization: true,
+      tunnel: false,
+      dialects: OWN,
+      loopMark: 'mark',
+    }),
     plain,
   );
   // A tunnel keeps the connection's framing and its upgrade for the VM's server to answer.
@@ -236,6 +244,7 @@ test('headersToVm: hop-by-hop, proxy-only and secret headers stay behind', () =>
       dropAuthorization: false,
       tunnel: true,
       dialects: OWN,
+      loopMark: 'mark',
     }),
     tunnelled,
   );
@@ -261,6 +270,7 @@ test('headersToVm: a visitor is named, with the ctx bytes as UTF-8 on the wire',
     dropAuthorization: false,
     tunnel: false,
     dialects: OWN,
+    loopMark: 'mark',
   });
   // prettier-ignore
   assert.deepEqual(headers, [
@@ -341,9 +351,16 @@ test('headersToVm: client-sent X-ExeDev-* (any spelling) never reach a VM, with 
     'X-Forwarded-For', '10.0.0.7',
     'X-Forwarded-Host', 'vm1.exe.xyz',
     'X-Forwarded-Proto', 'http',
+    'X-Exectl-Hop', 'mark',
   ];
   for (const dialects of [OWN, EXE_DEV]) {
-    const options = { visitor: null, dropAuthorization: false, tunnel: false, dialects };
+    const options = {
+      visitor: null,
+      dropAuthorization: false,
+      tunnel: false,
+      dialects,
+      loopMark: 'mark',
+    };
     assert.deepEqual(headersToVm(incoming(raw), options), kept);
   }
 });
@@ -368,6 +385,7 @@ test('headersToVm under --compat exe.dev: the visitor is named in both sets of h
     dropAuthorization: false,
     tunnel: false,
     dialects: EXE_DEV,
+    loopMark: 'mark',
   });
   // prettier-ignore
   assert.deepEqual(headers, [
@@ -381,5 +399,6 @@ test('headersToVm under --compat exe.dev: the visitor is named in both sets of h
     'X-Forwarded-For', '10.0.0.7',
     'X-Forwarded-Host', 'vm1.exe.xyz',
     'X-Forwarded-Proto', 'http',
+    'X-Exectl-Hop', 'mark',
   ]);
 });

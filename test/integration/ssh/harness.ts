@@ -91,7 +91,6 @@ const noMachines: VmMachines & Closable = {
   stat: () => Promise.reject(new Error('this test started no VM runtime')),
   resize: () => Promise.reject(new Error('this test started no VM runtime')),
   pause: () => Promise.reject(new Error('this test started no VM runtime')),
-  portTarget: () => Promise.reject(new Error('this test started no VM runtime')),
   connect: () => Promise.reject(new Error('this test started no VM runtime')),
   shutdown: () => Promise.resolve(),
 };

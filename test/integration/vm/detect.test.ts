@@ -57,6 +57,6 @@ test('where no sandbox can start: auto falls back with a reason, bwrap is a usag
   assert.match(refused.message, /^the bwrap runtime cannot run here: .+/);
   assert.equal(
     refused.hint,
-    'install bubblewrap (as root also slirp4netns, socat, e2fsprogs), or choose --runtime process',
+    'install bubblewrap (as root also slirp4netns, e2fsprogs), or choose --runtime process',
   );
 });

@@ -1,12 +1,12 @@
 // What a machine VM leaves on the host when it stops (as root, as CI runs the tests): its
-// network helpers (slirp4netns and the relays the launcher starts) end with it, and its disk
+// network program (slirp4netns, which the launcher starts) ends with it, and its disk
 // image is detached from its loop device. A helper left in the launcher's mount namespace
 // would keep the image mounted: a restart would then mount one ext4 image twice.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { open, readdir, readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,48 +17,47 @@ import { hostPidsWith, newRunDir } from './fixture.js';
 
 describe('a machine VM leaves no helper running and no image attached once stopped', () => {
   let runtime: VmRuntime;
-  let server: Server;
+  // slirp4netns under a name of this test's: its processes are told from other tests' VMs'.
+  let slirp: string;
   let dataDir: string;
-  let socketPath: string;
   const vm = (): VmSpec => ({ name: 'teardown', diskDir: join(dataDir, 'teardown'), env: {} });
 
   before(async () => {
     const runDir = newRunDir();
     dataDir = mkdtempSync(join(tmpdir(), 'exectl-teardown-'));
-    socketPath = join(runDir, 'http.sock');
-    server = createServer((socket) => socket.end('pong\n'));
-    // As the server's listeners do: the relays run as each VM's own id.
-    await new Promise<void>((done) =>
-      server.listen({ path: socketPath, readableAll: true, writableAll: true }, done),
-    );
-    const inbound = [{ host: '127.0.0.1', port: 7070, socketPath }];
+    // As the server's listeners do: each connection a VM opens is handed over.
+    const inbound = [
+      { host: '127.0.0.1', port: 7070, accept: (socket: Socket) => socket.end('pong\n') },
+    ];
     const found = await detectSandboxMode({ runDir, inbound: () => inbound });
     if ('problem' in found) throw new Error(found.problem);
     assert.equal(found.mode.kind, 'machine', 'these tests run as root');
+    slirp = join(dataDir, 'slirp4netns');
+    symlinkSync(found.mode.tools.slirp4netns, slirp);
+    (found.mode.tools as { slirp4netns: string }).slirp4netns = slirp;
     runtime = createRuntime('bwrap', found.mode);
   });
   after(async () => {
     await runtime.shutdown();
-    await new Promise((done) => server.close(done));
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   test('restart ends the old helpers and loop device; rm ends all of them', async () => {
     await runtime.create(vm());
     const image = resolve(vm().diskDir, 'disk.img');
-    // The relay carries a connection from inside the VM to the server's socket.
+    // A connection from inside the VM to the server's listener there.
     const call =
       "python3 -c \"import socket; print(socket.create_connection(('127.0.0.1', 7070)).recv(9).decode(), end='')\"";
     assert.equal(await output(runtime, vm(), call), 'pong\n');
     const first = await helpersOf(vm().name);
-    assert.deepEqual(first.map((h) => h.name).sort(), ['slirp4netns', 'socat']);
+    assert.deepEqual(first.map((h) => h.name).sort(), ['slirp4netns']);
     assert.equal((await loopsBacking(image)).length, 1);
 
     await runtime.restart(vm());
     assert.equal(await output(runtime, vm(), call), 'pong\n');
     await until(async () => first.every((h) => !alive(h.pid)));
     const second = await helpersOf(vm().name);
-    assert.deepEqual(second.map((h) => h.name).sort(), ['slirp4netns', 'socat']);
+    assert.deepEqual(second.map((h) => h.name).sort(), ['slirp4netns']);
     await until(async () => (await loopsBacking(image)).length === 1);
 
     await runtime.remove(vm());
@@ -66,16 +65,15 @@ describe('a machine VM leaves no helper running and no image attached once stopp
     await until(async () => (await loopsBacking(image)).length === 0);
   });
 
-  // The launcher starts the relays, then mounts the disk: when that fails, it ends before its
-  // relays may have asked to die with it.
-  test('a boot that fails once the network is up leaves no relay running', async () => {
+  // The launcher starts the network, then mounts the disk: when that fails, the network ends.
+  test('a boot that fails once the network is up leaves no network program running', async () => {
     const broken: VmSpec = { name: 'broken', diskDir: join(dataDir, 'broken'), env: {} };
     await runtime.create(broken);
     const image = await open(join(broken.diskDir, 'disk.img'), 'r+');
     await image.write(Buffer.alloc(64 * 1024), 0, 64 * 1024, 0);
     await image.close();
     await assert.rejects(runtime.exec(broken, 'true'), /could not start the sandbox/);
-    await until(async () => (await hostPidsWith(socketPath)).length === 0);
+    await until(async () => (await hostPidsWith(slirp)).length === 0);
     await runtime.remove(broken);
   });
 });
@@ -98,8 +96,7 @@ async function helpersOf(name: string): Promise<{ pid: number; name: string }[]>
     if (Number(parent) !== launcher || state === 'Z') continue;
     const comm = (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim();
     // (The holder, a `sleep`, must be gone once the VM has booted.)
-    if (['socat', 'slirp4netns', 'sleep'].includes(comm))
-      helpers.push({ pid: Number(pid), name: comm });
+    if (['slirp4netns', 'sleep'].includes(comm)) helpers.push({ pid: Number(pid), name: comm });
   }
   return helpers;
 }

@@ -1,29 +1,23 @@
 // The one process the server spawns to boot a machine VM: a shell, as host root, that makes the
-// VM's namespaces, starts its network helpers, then (through unshare and perl, in a private
+// VM's namespaces, starts its network program (vm/network/'s backend), then (through unshare and perl, in a private
 // mount namespace) mounts its disk and root file system and becomes bwrap. Why one process for
 // all of it: a spawn from the server's Node process costs 6–15 ms of its event loop (a fork of
-// a large process), against about 1 ms from this shell; the network helpers used to be two
-// more of those.
+// a large process), against about 1 ms from this shell.
 import { IDS_PER_VM } from '../id-ranges.js';
+import type { LauncherNetwork } from '../network/index.js';
 import { scriptText } from '../scripts/index.js';
 
 /**
- * The launcher's pipes to the server, by fd number inside it (fd 3 is bwrap's info fd): the
- * numbers launch-machine.sh writes to and hands slirp4netns.
+ * The launcher's pipes to the server, by fd number inside it (fd 3 is bwrap's info fd); the
+ * network program's pipes follow, from {@link NETWORK_FIRST_FD} on (vm/network/backend.ts).
  */
 export const LAUNCHER_FD = {
-  /**
-   * Once the VM's namespaces exist and its relays started, the launcher writes here the
-   * holder's pid, then the relays' pids, and closes it.
-   */
+  /** Once the VM's namespaces exist and its network started, the holder's pid; then closed. */
   launched: 4,
-  /** slirp4netns writes here once the VM's network is configured. */
-  slirpReady: 5,
-  /** slirp4netns exits once the server's end of this pipe closes (stop, or the server's death). */
-  slirpExit: 6,
-  /** slirp4netns's own messages. */
-  slirpErrors: 7,
 } as const;
+
+/** The network program's first pipe (launch-machine.sh hands down its fds as they are). */
+export const NETWORK_FIRST_FD = 5;
 
 /** The launcher's fixed words (launch-machine.sh names them), in its order. */
 export interface LauncherWords {
@@ -38,21 +32,13 @@ export interface LauncherWords {
   vmRunDir: string;
   /** The host's system folders shown copy-on-write: one word, space-separated. */
   systemFolders: string;
-  /** What starts slirp4netns: words of network/slirp4netns.ts slirpCommand, space-separated. */
-  slirp4netns: string;
-  nsenter: string;
-  setpriv: string;
-  socat: string;
 }
-
-/** One relay: what it listens on inside the VM, and where it connects (socat addresses). */
-export type RelayPair = readonly [listen: string, connect: string];
 
 /** The launcher's argv: the shell and its words. */
 export function launcherArgv(
   words: LauncherWords,
   cgroupFiles: readonly string[],
-  relays: readonly RelayPair[],
+  network: LauncherNetwork,
   enterAndBwrap: readonly string[],
 ): string[] {
   return [
@@ -71,12 +57,9 @@ export function launcherArgv(
     words.baseSystem,
     words.vmRunDir,
     words.systemFolders,
-    words.slirp4netns,
-    words.nsenter,
-    words.setpriv,
-    words.socat,
-    String(relays.length),
-    ...relays.flat(),
+    String(network.argv.length),
+    String(network.pipes),
+    ...network.argv,
     String(cgroupFiles.length),
     ...cgroupFiles,
     ...enterAndBwrap,

@@ -1,5 +1,5 @@
 // Booting a VM as a machine of its own (the server runs as root): a private range of host ids,
-// a fixed-size disk image, cgroup limits, and a network namespace with slirp4netns. One
+// a fixed-size disk image, cgroup limits, and a network namespace of its own (vm/network/). One
 // launcher process does every step (machine/launcher-argv.ts); this follows it through its pipes.
 import { readlinkSync } from 'node:fs';
 import type { Socket } from 'node:net';
@@ -8,18 +8,12 @@ import { join } from 'node:path';
 import type { VmCgroup } from '../cgroups/index.js';
 import { DEFAULT_PATH, spawnHost } from '../process/index.js';
 import { IMAGE_NAME, LAYOUT_MARKER } from '../disk/index.js';
-import { launcherArgv, LAUNCHER_FD } from './launcher-argv.js';
+import { launcherArgv, LAUNCHER_FD, NETWORK_FIRST_FD } from './launcher-argv.js';
 import { clientMountArgs, type ClientMounts } from '../sandbox/index.js';
 import { scriptText } from '../scripts/index.js';
 import { INFO_FD, machineBwrapArgs } from '../sandbox/index.js';
 import type { MachineTools } from './machine-host.js';
-import {
-  inboundRelays,
-  slirpCommand,
-  SlirpNetwork,
-  type InboundListener,
-  type VmNetworkLink,
-} from '../network/index.js';
+import { MachineNetwork, SlirpLink, type InboundListener } from '../network/index.js';
 import { watchInit, type VmInit } from '../sandbox/index.js';
 
 /** What a machine VM needs to boot. */
@@ -30,8 +24,6 @@ interface MachineBoot {
   cgroup: VmCgroup | null;
   /** The server's listeners, shown inside at their host addresses. */
   inbound: readonly InboundListener[];
-  /** This VM's folder for relay sockets. */
-  runDir: string;
   /** An empty folder the VM's ids can reach, where the image is mounted for the VM. */
   mountPoint: string;
   /** The VM's own folder of the run folder: its root file system is assembled there. */
@@ -53,7 +45,7 @@ export interface MachineInit extends VmInit {
   /** When the VM booted (ms since the epoch). */
   readonly bootedAt: number;
   readonly cgroup: VmCgroup | null;
-  readonly network: VmNetworkLink;
+  readonly network: MachineNetwork;
 }
 
 /** Boots the VM; rejects with the first step's own message when it cannot. */
@@ -61,6 +53,8 @@ export async function startMachineInit(
   tools: MachineTools,
   boot: MachineBoot,
 ): Promise<MachineInit> {
+  // The network starts as soon as the namespaces exist, and is up alongside the init.
+  const network = new MachineNetwork(new SlirpLink(tools, boot.idBase), tools.nsenter);
   const argv = launcherArgv(
     {
       image: join(boot.diskDir, IMAGE_NAME),
@@ -73,14 +67,9 @@ export async function startMachineInit(
       baseSystem: boot.baseSystem,
       vmRunDir: boot.vmRunDir,
       systemFolders: boot.systemFolders.join(' '),
-      // One word of several (setpriv's, then slirp4netns): the launcher splits it.
-      slirp4netns: slirpCommand(tools, boot.idBase).join(' '),
-      nsenter: tools.nsenter,
-      setpriv: tools.setpriv,
-      socat: tools.socat,
     },
     boot.cgroup?.procsFiles ?? [],
-    inboundRelays(boot.inbound),
+    network.launcher,
     [
       tools.nsenter,
       '--user',
@@ -94,22 +83,17 @@ export async function startMachineInit(
     cwd: '/',
     env: { PATH: DEFAULT_PATH },
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
+    stdio: Array<'ignore' | 'pipe'>(NETWORK_FIRST_FD + network.launcher.pipes)
+      .fill('pipe')
+      .fill('ignore', 0, 1),
   });
-  // The network starts as soon as the namespaces exist, and is up alongside the init.
-  const network = new SlirpNetwork(tools, boot.runDir, boot.idBase);
-  // (Node types five stdio entries; the launcher has eight pipes.)
+  // (Node types five stdio entries; the launcher has more pipes.)
   const pipe = (fd: number) => (child.stdio as readonly unknown[])[fd] as Socket;
-  const slirp = {
-    ready: pipe(LAUNCHER_FD.slirpReady),
-    exit: pipe(LAUNCHER_FD.slirpExit),
-    errors: pipe(LAUNCHER_FD.slirpErrors),
-  };
-  const inboundPorts = boot.inbound.map((listener) => listener.port);
-  const launched = launchedPids(pipe(LAUNCHER_FD.launched));
-  const networkUp = launched.then(([holder, ...relays]) =>
-    network.attach(holder!, relays, slirp, inboundPorts),
+  const networkPipes = Array.from({ length: network.launcher.pipes }, (_, i) =>
+    pipe(NETWORK_FIRST_FD + i),
   );
+  const launched = holderPid(pipe(LAUNCHER_FD.launched));
+  const networkUp = launched.then((holder) => network.attach(holder, networkPipes, boot.inbound));
   // Awaited below; a launcher that fails early rejects it before anything awaits it.
   networkUp.catch(() => {});
   let init: VmInit;
@@ -140,8 +124,7 @@ export async function startMachineInit(
     await machine.stop();
     throw err;
   }
-  network.follow(init.pid);
-  endHolder((await launched)[0]!, init.pid);
+  endHolder(await launched, init.pid);
   return machine;
 }
 
@@ -166,15 +149,15 @@ function endHolder(holder: number, init: number): void {
   }
 }
 
-// The pids the launcher writes once the VM's namespaces exist (the holder's, then the relays');
-// rejects when it ends first.
-function launchedPids(stream: Readable): Promise<number[]> {
+// The holder's pid, which the launcher writes once the VM's namespaces exist; rejects when it
+// ends first.
+function holderPid(stream: Readable): Promise<number> {
   return new Promise((resolve, reject) => {
     let text = '';
     stream.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
     stream.on('end', () => {
-      const pids = text.trim().split(' ').map(Number);
-      if (pids.every((pid) => Number.isInteger(pid) && pid > 1)) resolve(pids);
+      const pid = Number(text.trim());
+      if (Number.isInteger(pid) && pid > 1) resolve(pid);
       else reject(new Error('the VM did not start'));
     });
     stream.on('error', reject);

@@ -1,11 +1,12 @@
 // What machine VMs need of the host: its tools, and what all of them share.
 import type { CgroupHost } from '../cgroups/index.js';
 import type { DiskTools, ImageTemplates } from '../disk/index.js';
-import type { InboundListener, NetworkTools } from '../network/index.js';
+import type { InboundListener, SlirpTools } from '../network/index.js';
+import type { VmRef } from '../runtime.js';
 import { BWRAP_TOOLS, findAll, type BwrapTools, type ClientMounts } from '../sandbox/index.js';
 
 /** The tools of a machine VM: its network, its disk image and its root file system too. */
-export interface MachineTools extends BwrapTools, NetworkTools, DiskTools {
+export interface MachineTools extends BwrapTools, SlirpTools, DiskTools {
   perl: string;
   /** Copies a VM's disk image for `cp` (coreutils). */
   cp: string;
@@ -18,12 +19,12 @@ export interface MachineHost {
   tools: MachineTools;
   /** Where VM cgroups go; null when the host has none usable (then no limits, said at start). */
   cgroups: CgroupHost | null;
-  /** A folder of the server's (0711): mount points and relay sockets of its VMs. */
+  /** A folder of the server's (0711): the mount points of its VMs. */
   runDir: string;
   /** The host-wide folder of id-range claims. */
   registry: string;
-  /** The server's listeners to show inside every VM (known once they listen). */
-  inbound(): readonly InboundListener[];
+  /** The server's listeners to show inside the VM `vm` (known once they listen). */
+  inbound(vm: VmRef): readonly InboundListener[];
   /** The base system below every VM's root (base-system.ts). */
   baseSystem: string;
   /** The host's system folders shown copy-on-write in every VM's root (`usr`, real `lib*`…). */
@@ -36,7 +37,6 @@ export interface MachineHost {
 
 const MACHINE_TOOLS = {
   slirp4netns: 'slirp4netns',
-  socat: 'socat',
   mkfs: 'mkfs.ext4',
   dumpe2fs: 'dumpe2fs',
   e2fsck: 'e2fsck',

@@ -56,8 +56,7 @@ export async function bootMachine(host: MachineHost, vm: VmSpec): Promise<Machin
       diskDir: resolve(vm.diskDir),
       idBase: base,
       cgroup,
-      inbound: host.inbound(),
-      runDir: join(vmRun, 'relay'),
+      inbound: host.inbound(vm),
       mountPoint,
       vmRunDir: vmRun,
       baseSystem: host.baseSystem,
@@ -125,7 +124,7 @@ export function mountedDisk(diskDir: string, init: MachineInit): MountedDisk {
   return { key: diskDir, mountPath: diskPath(init), image: join(diskDir, IMAGE_NAME) };
 }
 
-// The runtime folder must be reachable by the VMs' ids (0711) and the relay id's folders.
+// The runtime folder must be reachable by the VMs' ids (0711): their mount points are there.
 export async function prepareRunDir(runDir: string): Promise<void> {
   await mkdir(runDir, { recursive: true });
   await chmod(runDir, 0o711);

@@ -2,7 +2,8 @@
 // network (machine-life.ts, machine-boot.ts). The lifecycle it shares with the sandbox of an
 // ordinary user is sandbox/init-runtime.ts's.
 import { commandFailed } from '../../../errors.js';
-import { DEFAULT_VM_LIMITS, type VmPortTarget, type VmState } from '../contract.js';
+import type { Socket } from 'node:net';
+import { DEFAULT_VM_LIMITS, type VmState } from '../contract.js';
 import { copyMachineDisk } from '../disk/index.js';
 import type { MountedDisk } from '../disk/index.js';
 import type { RuntimeCapability, VmSpec } from '../runtime.js';
@@ -66,9 +67,10 @@ export class MachineRuntime extends InitRuntime<MachineInit> {
     this.setPaused(vm, frozen);
   }
 
-  async portTarget(vm: VmSpec, port: number): Promise<VmPortTarget> {
+  // Through the door into its network namespace: never a port of the host.
+  async connect(vm: VmSpec, port: number): Promise<Socket> {
     const init = await this.running(vm);
-    return { socketPath: await init.network.relayTo(port) };
+    return init.network.connect(port);
   }
 
   // A boot still under way is skipped: the next measure sees it.

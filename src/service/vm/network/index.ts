@@ -1,4 +1,8 @@
-// A machine VM's network (backend.ts): slirp4netns is its first backend.
-export type { InboundListener, NetworkPipes, VmNetworkLink } from './backend.js';
-export { inboundRelays, slirpCommand, SlirpNetwork, type NetworkTools } from './slirp4netns.js';
+// A machine VM's network (machine-network.ts): a backend (backend.ts) for outbound access,
+// slirp4netns its first, and the door into its namespace; the host network's loopback for VMs
+// that share it.
+export type { InboundListener, LauncherNetwork, NetworkBackendLink } from './backend.js';
+export { connectLoopback } from './loopback.js';
+export { MachineNetwork } from './machine-network.js';
+export { SlirpLink, type SlirpTools } from './slirp4netns.js';
 export { loadNetworkWall, WALL_TABLE } from './host-wall.js';

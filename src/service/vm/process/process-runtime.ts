@@ -17,10 +17,12 @@ import { processCwd } from './proc-table.js';
 import { runCommand, shellArgv } from './run-command.js';
 import { findShellTools, shellCommand, shellEnv } from './shell-command.js';
 import { startShellSession } from './shell-session.js';
+import type { Socket } from 'node:net';
 import { startPipeSession } from './pipe-session.js';
 import { pipeCommand, terminalProgram } from './session-command.js';
 import type { TerminalProgram } from './shell-command.js';
-import type { VmPortTarget, VmState } from '../contract.js';
+import type { VmState } from '../contract.js';
+import { connectLoopback } from '../network/index.js';
 import type {
   CreateOptions,
   ExecOptions,
@@ -159,8 +161,9 @@ export class ProcessRuntime implements VmRuntime {
     throw commandFailed(this.cannot('pause')!);
   }
 
-  async portTarget(_vm: VmSpec, port: number): Promise<VmPortTarget> {
-    return { host: '127.0.0.1', port };
+  // The VM shares the host's network.
+  connect(_vm: VmSpec, port: number): Promise<Socket> {
+    return connectLoopback(port);
   }
 
   // Its disks are folders of the data folder itself: no image to cap (admission only).

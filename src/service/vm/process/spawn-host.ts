@@ -1,12 +1,15 @@
-// The one file of vm/ that starts host processes: every tool, launcher and relay the server
+// The one file of vm/ that starts host processes: every tool, launcher and helper the server
 // runs goes through here, so what a child inherits (env, cwd, fds, session) is decided in one
 // place and test/unit/architecture.test.ts can hold every other file to it.
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 
 export type { ChildProcess };
 
-/** What one fd of a child gets: nothing (`/dev/null`) or a pipe to the server. */
-export type HostFd = 'ignore' | 'pipe';
+/**
+ * What one fd of a child gets: nothing (`/dev/null`), a pipe to the server, Node's IPC channel
+ * (messages and sockets handed over), or an open descriptor of the server's.
+ */
+export type HostFd = 'ignore' | 'pipe' | 'ipc' | number;
 
 /** How a host process starts. Nothing is inherited: env and stdio are always given. */
 export interface HostSpawnOptions {
@@ -24,7 +27,7 @@ export interface HostSpawnOptions {
 
 /**
  * Starts `file` with `args` as a host process and hands back the child, for the long-lived
- * ones (init launchers, relays, freeze holders) whose pipes the caller follows itself. With
+ * ones (init launchers, door helpers, freeze holders) whose pipes the caller follows itself. With
  * stdin, stdout and stderr all piped, the child's three streams are typed as present.
  */
 export function spawnHost(
@@ -52,7 +55,7 @@ export interface HostRunOptions {
   env: NodeJS.ProcessEnv;
   cwd?: string;
   /** `'pipe'`: stdout joins stderr in the captured output; `'ignore'`: only stderr is kept. */
-  stdout: HostFd;
+  stdout: 'ignore' | 'pipe';
   /** Exit codes that mean success; `[0]` when left out. */
   okCodes?: readonly number[];
   signal?: AbortSignal;

@@ -13,7 +13,8 @@
 // restart/remove for free: killing pid 1 kills everything that joined.
 import { resolve } from 'node:path';
 import { commandFailed } from '../../../errors.js';
-import type { VmPortTarget, VmState } from '../contract.js';
+import type { Socket } from 'node:net';
+import type { VmState } from '../contract.js';
 import { createVm } from '../create-vm.js';
 import { CopiesUnderWay } from '../disk/index.js';
 import { assertDiskExists } from '../disk/index.js';
@@ -73,7 +74,7 @@ export abstract class InitRuntime<Init extends VmInit> implements VmRuntime {
   abstract stat(vm: VmSpec): Promise<VmState>;
   abstract resize(vm: VmSpec): Promise<void>;
   abstract pause(vm: VmSpec, frozen: boolean): Promise<void>;
-  abstract portTarget(vm: VmSpec, port: number): Promise<VmPortTarget>;
+  abstract connect(vm: VmSpec, port: number): Promise<Socket>;
   abstract mountedDisks(): Promise<MountedDisk[]>;
 
   async create(vm: VmSpec, options: CreateOptions = {}): Promise<void> {

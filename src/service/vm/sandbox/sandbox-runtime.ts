@@ -2,7 +2,9 @@
 // namespace on the host's network with a folder disk, and no limits (SPEC §4's degraded mode).
 // The lifecycle it shares with machine VMs is init-runtime.ts's.
 import { commandFailed } from '../../../errors.js';
-import type { VmPortTarget, VmState } from '../contract.js';
+import type { Socket } from 'node:net';
+import type { VmState } from '../contract.js';
+import { connectLoopback } from '../network/index.js';
 import { copyFolderDisk } from '../disk/index.js';
 import { createDisk, removeDisk } from '../disk/index.js';
 import type { MountedDisk } from '../disk/index.js';
@@ -50,9 +52,9 @@ export class SandboxRuntime extends InitRuntime<VmInit> {
   }
 
   // The VM shares the host's network.
-  async portTarget(vm: VmSpec, port: number): Promise<VmPortTarget> {
+  async connect(vm: VmSpec, port: number): Promise<Socket> {
     await this.running(vm);
-    return { host: '127.0.0.1', port };
+    return connectLoopback(port);
   }
 
   // Its disks are folders of the data folder itself: no image to cap (admission only).

@@ -1,4 +1,4 @@
-// The host's scripts of vm/ (the *.sh and *.pl beside this file), read at first use. They lie
+// The host's scripts of vm/ (the *.sh, *.pl and *.cjs beside this file), read at first use. They lie
 // beside this module in all three ways the code runs: in src/ under tsx (tests), in dist/ built
 // by tsc (scripts/copy-vm-scripts.mjs copies them there), and in the CLI bundle, whose chunks
 // are this module's place once bundled (scripts/bundle-cli.mjs copies them beside the chunks).
@@ -18,6 +18,7 @@ export type ScriptName =
   | 'login-shell.sh'
   | 'machine-root.pl'
   | 'network-wall.nft'
+  | 'netns-door.cjs'
   | 'setup-wrapper.sh'
   | 'shift-image-owners.sh'
   | 'shift-owners.pl'
@@ -26,7 +27,7 @@ export type ScriptName =
 
 const texts = new Map<ScriptName, string>();
 
-/** The text of the script `name`, for `sh -c` or `perl -e` (read once, then kept). */
+/** The text of the script `name`, for `sh -c`, `perl -e` or `node -e` (read once, then kept). */
 export function scriptText(name: ScriptName): string {
   let text = texts.get(name);
   if (text === undefined) {

@@ -3,10 +3,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   clientAddressKey,
-  VM_RELAY_ADDRESS,
+  clientKeyOf,
+  markVmConnection,
+  vmClientKey,
 } from '../../../../src/service/rules/client-address.js';
 
-test('clientAddressKey: IPv4 as it is, IPv6 by its /64, the VM relay as one', () => {
+test('clientAddressKey: IPv4 as it is, IPv6 by its /64, a unix socket as local', () => {
   const cases: [string | undefined, string][] = [
     ['127.0.0.1', '127.0.0.1'],
     ['203.0.113.9', '203.0.113.9'],
@@ -21,7 +23,18 @@ test('clientAddressKey: IPv4 as it is, IPv6 by its /64, the VM relay as one', ()
     ['fe80::1%eth0', 'fe80:0:0:0::/64'],
     ['64:ff9b::192.0.2.1', '64:ff9b:0:0::/64'],
     ['a::b:c:d:e:192.0.2.1', 'a:0:b:c::/64'],
-    [undefined, VM_RELAY_ADDRESS],
+    [undefined, 'local'],
   ];
   for (const [address, key] of cases) assert.equal(clientAddressKey(address), key, address);
+});
+
+test('clientKeyOf: a connection a VM opened counts as its VM, TLS over it too, others by address', () => {
+  const fromVm = { remoteAddress: '127.0.0.1' };
+  const tlsOverIt = { remoteAddress: '127.0.0.1', _parent: fromVm };
+  const fromHost = { remoteAddress: '127.0.0.1' };
+  markVmConnection(fromVm, vmClientKey(12));
+  assert.equal(clientKeyOf(fromVm), 'vm:12');
+  assert.equal(clientKeyOf(tlsOverIt), 'vm:12');
+  assert.equal(clientKeyOf(fromHost), '127.0.0.1');
+  assert.equal(clientKeyOf({ remoteAddress: '::ffff:10.0.0.1' }), '10.0.0.1');
 });

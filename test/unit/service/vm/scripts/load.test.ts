@@ -1,6 +1,6 @@
 // vm/'s host scripts (src/service/vm/scripts/): each one is a file that names its arguments in
-// a header, passes shellcheck (sh), `perl -c` (perl) or `nft -c` (nftables), and loads as text
-// through scriptText.
+// a header, passes shellcheck (sh), `perl -c` (perl), `nft -c` (nftables) or `node --check`
+// (cjs), and loads as text through scriptText.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { scriptText, type ScriptName } from '../../../../../src/service/vm/scripts/load.js';
 
 const FOLDER = 'src/service/vm/scripts';
-const scripts = readdirSync(FOLDER).filter((name) => /\.(sh|pl|nft)$/.test(name));
+const scripts = readdirSync(FOLDER).filter((name) => /\.(sh|pl|nft|cjs)$/.test(name));
 
 test('the scripts folder holds the shell and perl programs of vm/', () => {
   assert.ok(scripts.filter((n) => n.endsWith('.sh')).length >= 8, scripts.join(' '));
@@ -19,9 +19,12 @@ test('the scripts folder holds the shell and perl programs of vm/', () => {
 for (const name of scripts) {
   test(`${name}: its header names it and its arguments`, () => {
     const header = readFileSync(join(FOLDER, name), 'utf8').split('\n').slice(0, 12);
-    assert.match(header[0]!, new RegExp(`^# ${name.replace('.', '\\.')}: `));
+    const mark = name.endsWith('.cjs') ? '//' : '#';
+    assert.match(header[0]!, new RegExp(`^${mark} ${name.replace('.', '\\.')}: `));
     assert.ok(
-      header.some((line) => /^# .*\bArguments?\b|^# .*\bno argument\b/i.test(line)),
+      header.some((line) =>
+        new RegExp(`^${mark} .*\\b(arguments?|no argument)\\b`, 'i').test(line),
+      ),
       `${name} names no arguments in its header`,
     );
   });
@@ -46,6 +49,14 @@ for (const name of scripts) {
         encoding: 'utf8',
       });
       assert.equal(result.error, undefined, 'nft is not installed (.ci/run installs nftables)');
+      assert.equal(result.stderr, '');
+      assert.equal(result.status, 0);
+    });
+  } else if (name.endsWith('.cjs')) {
+    test(`${name}: node parses it`, () => {
+      const result = spawnSync(process.execPath, ['--check', join(FOLDER, name)], {
+        encoding: 'utf8',
+      });
       assert.equal(result.stderr, '');
       assert.equal(result.status, 0);
     });

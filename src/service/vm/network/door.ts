@@ -1,0 +1,124 @@
+// The door into one machine VM's network namespace (SPEC §4, §6): sockets made inside it and
+// handed to the server, which then uses them itself. A connection into the VM (the proxy,
+// `ssh -L`) and the listeners the VM sees at the server's host addresses are made this way, so
+// no relay process sits on any data path. The sockets are made by a small node helper
+// (scripts/netns-door.cjs) that joins the namespace only, started when a socket is asked for
+// and ended once it has been idle a moment: an idle VM keeps no door process.
+import { closeSync } from 'node:fs';
+import type { Server, Socket } from 'node:net';
+import { DEFAULT_PATH, spawnHost, type ChildProcess } from '../process/index.js';
+import { scriptText } from '../scripts/index.js';
+
+/** How long the helper waits for the next ask once it answered the last one. */
+const IDLE_MS = 3_000;
+/** How long an ask may take (the helper's start included) on a busy host. */
+const ASK_TIMEOUT_MS = 15_000;
+
+type Answer = { id: number; error?: string };
+type Waiter = { settle(answer: Answer, handle: unknown): void };
+
+/** A connection or listener the helper could not make: `code` is its errno name. */
+function doorError(code: string, what: string): NodeJS.ErrnoException {
+  const err: NodeJS.ErrnoException = new Error(`${what} inside the VM: ${code}`);
+  err.code = code;
+  return err;
+}
+
+export class NetnsDoor {
+  private helper: ChildProcess | null = null;
+  private readonly waiting = new Map<number, Waiter>();
+  private nextId = 1;
+  private idle: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly nsenter: string,
+    /**
+     * An open descriptor of the VM's network namespace (`/proc/<pid>/ns/net`), opened while
+     * that pid was surely the VM's: a pid reused later can never lead the door elsewhere.
+     * Closed by {@link close}.
+     */
+    private readonly netns: number,
+  ) {}
+
+  /** A TCP connection to `port` on the VM's own loopback (`ECONNREFUSED` when nothing listens). */
+  connect(port: number): Promise<Socket> {
+    return this.ask({ op: 'connect', port }, `connecting to port ${port}`) as Promise<Socket>;
+  }
+
+  /** A socket listening at `host:port` inside the VM, accepted on by the caller. */
+  listen(host: string, port: number): Promise<Server> {
+    return this.ask(
+      { op: 'listen', host, port },
+      `listening on ${host}:${port}`,
+    ) as Promise<Server>;
+  }
+
+  /** Ends the helper now unless it has asks to answer (no more are expected soon). */
+  rest(): void {
+    if (this.waiting.size === 0) this.endHelper();
+  }
+
+  /** Ends the helper and lets go of the namespace; later asks reject. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.endHelper();
+    closeSync(this.netns);
+  }
+
+  private ask(message: Record<string, unknown>, what: string): Promise<unknown> {
+    if (this.closed) return Promise.reject(doorError('ESHUTDOWN', what));
+    const helper = this.helper ?? this.startHelper();
+    clearTimeout(this.idle);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => settle({ id, error: 'ETIMEDOUT' }, undefined), ASK_TIMEOUT_MS);
+      const settle = (answer: Answer, handle: unknown) => {
+        clearTimeout(timer);
+        this.waiting.delete(id);
+        if (this.waiting.size === 0) {
+          this.idle = setTimeout(() => this.endHelper(), IDLE_MS).unref();
+        }
+        if (answer.error === undefined && handle !== undefined) resolve(handle);
+        else reject(doorError(answer.error ?? 'EIO', what));
+      };
+      this.waiting.set(id, { settle });
+      helper.send({ ...message, id }, (err: Error | null) => {
+        if (err !== null) settle({ id, error: 'EPIPE' }, undefined);
+      });
+    });
+  }
+
+  private startHelper(): ChildProcess {
+    // fd 4 of nsenter is the namespace; the helper inherits it too, which changes nothing.
+    const helper = spawnHost(
+      this.nsenter,
+      ['--net=/proc/self/fd/4', '--', process.execPath, '-e', scriptText('netns-door.cjs')],
+      { env: { PATH: DEFAULT_PATH }, stdio: ['ignore', 'ignore', 'ignore', 'ipc', this.netns] },
+    );
+    helper.on('message', (answer: Answer, handle: unknown) =>
+      this.waiting.get(answer.id)?.settle(answer, handle),
+    );
+    // A helper that could not start or died fails what it was asked; the next ask starts another.
+    const gone = () => {
+      if (this.helper === helper) this.helper = null;
+      for (const [id, waiter] of [...this.waiting])
+        waiter.settle({ id, error: 'EPIPE' }, undefined);
+    };
+    helper.once('error', gone);
+    helper.once('exit', gone);
+    this.helper = helper;
+    return helper;
+  }
+
+  private endHelper(): void {
+    clearTimeout(this.idle);
+    const helper = this.helper;
+    this.helper = null;
+    if (helper === null) return;
+    // Closing the channel ends it (netns-door.cjs); a kill too, should it hang.
+    if (helper.connected) helper.disconnect();
+    helper.kill('SIGKILL');
+  }
+}

@@ -1,0 +1,79 @@
+// The door into a network namespace (vm/network/door.ts), as root, on a namespace of the test's
+// own: a connection it makes reaches a server inside and never a port of the host; a listener
+// it makes inside is accepted on here; its helper ends once idle, and with the door.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync, readlinkSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { NetnsDoor } from '../../../src/service/vm/network/door.js';
+import { hostPidsWith } from './fixture.js';
+
+let holder: ChildProcess;
+let door: NetnsDoor;
+let hostServer: Server;
+let hostPort: number;
+
+before(async () => {
+  // A namespace with its loopback up, held by a sleeping process, as a VM's init holds its own.
+  holder = spawn('unshare', ['--net', 'sh', '-c', 'ip link set lo up && exec sleep 600'], {
+    stdio: 'ignore',
+  });
+  const ours = readlinkSync('/proc/self/ns/net');
+  for (let i = 0; i < 500; i++) {
+    const theirs = (() => {
+      try {
+        return readlinkSync(`/proc/${holder.pid}/ns/net`);
+      } catch {
+        return ours;
+      }
+    })();
+    if (theirs !== ours && (await hostPidsWith('sleep 600')).includes(holder.pid!)) break;
+    await sleep(10);
+  }
+  door = new NetnsDoor('nsenter', openSync(`/proc/${holder.pid}/ns/net`, 'r'));
+  hostServer = createServer((socket) => socket.end('host secret\n'));
+  await new Promise<void>((resolve) => hostServer.listen(0, '127.0.0.1', resolve));
+  hostPort = (hostServer.address() as { port: number }).port;
+});
+
+after(async () => {
+  door.close();
+  holder.kill('SIGKILL');
+  await new Promise((resolve) => hostServer.close(resolve));
+});
+
+const firstLine = (socket: Socket) =>
+  new Promise<string>((resolve) => {
+    let text = '';
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    socket.on('end', () => resolve(text));
+  });
+
+test('a listener made inside takes the connections made inside, and the host port stays out', async () => {
+  const inside = await door.listen('127.0.0.1', hostPort);
+  inside.on('connection', (socket) => socket.end('inside\n'));
+  try {
+    const socket = await door.connect(hostPort);
+    // The same port number on the host's loopback answers otherwise: the door never goes there.
+    assert.equal(await firstLine(socket), 'inside\n');
+  } finally {
+    inside.close();
+  }
+  await assert.rejects(door.connect(hostPort), { code: 'ECONNREFUSED' });
+});
+
+test('its helper ends once idle; a later ask starts another', async () => {
+  const helpers = () => hostPidsWith('netns-door.cjs: run by node inside');
+  const inside = await door.listen('127.0.0.1', 8000);
+  inside.on('connection', (socket) => socket.end('again\n'));
+  try {
+    door.rest();
+    for (let i = 0; i < 500 && (await helpers()).length > 0; i++) await sleep(10);
+    assert.deepEqual(await helpers(), []);
+    assert.equal(await firstLine(await door.connect(8000)), 'again\n');
+  } finally {
+    inside.close();
+  }
+});
