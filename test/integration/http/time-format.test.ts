@@ -67,13 +67,14 @@ const script = (): { line: string; as?: 'member' }[] => [
   { line: 'integrations rename api api2' },
   { line: 'integrations remove api2' },
   { line: 'rm web2' },
+  { line: 'browser' },
 ];
 
 before(async () => {
   // The sandboxed runtime: only a booted machine has a `booted_at` (the process runtime's is null).
   svc = await startTestService({ runtime: 'bwrap' });
   const every =
-    '{"cmds":["help","whoami","ls","new","cp","rm","restart","rename","tag",' +
+    '{"cmds":["help","whoami","ls","new","browser","cp","rm","restart","rename","tag",' +
     '"comment","stat","resize","pause","resume","ssh","ssh-key list","ssh-key add",' +
     '"ssh-key remove","ssh-key rename","ssh-key generate-api-key","svc0-to-svc1","share show",' +
     '"share port","share set-public","share set-private","share add","share remove","team",' +
