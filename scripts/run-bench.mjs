@@ -15,8 +15,10 @@ const files = readdirSync('bench')
 let failed = 0;
 for (const file of files) {
   console.log(`\n== ${file}`);
+  // ESBUILD_WORKER_THREADS=0: see scripts/run-tests.mjs (tsx's loader could hang in esbuild's worker).
   const r = spawnSync(process.execPath, ['--import', 'tsx', join('bench', file)], {
     stdio: 'inherit',
+    env: { ...process.env, ESBUILD_WORKER_THREADS: '0' },
   });
   if (r.status !== 0) failed++;
 }

@@ -41,6 +41,11 @@ const result = spawnSync(
     '--test-force-exit',
     ...files,
   ],
-  { stdio: 'inherit' },
+  // esbuild 0.28's synchronous transforms (tsx's) wait on a worker thread of its own with
+  // Atomics.wait; a file's loader hung there for good once in a CI run (every thread idle in a
+  // futex, the file killed at TEST_TIMEOUT_MS). "0" is esbuild's own switch to its per-call
+  // synchronous path instead (measured: no slower here, tsx caches its transforms); child
+  // processes that load tsx inherit it.
+  { stdio: 'inherit', env: { ...process.env, ESBUILD_WORKER_THREADS: '0' } },
 );
 process.exit(result.status ?? 1);
