@@ -141,7 +141,7 @@ export async function listenHttp(options: HttpListenerOptions): Promise<HttpList
 /**
  * Puts `claim` before node:http on each new connection: node:http's own listener (on the TLS
  * server, the one for `secureConnection`) runs only for connections `claim` gives back, with
- * the bytes claim read put back first. node:http then reads them as if it had been first.
+ * the bytes claim read handed to it first. node:http then reads them as if it had been first.
  */
 function claimConnections(
   server: Server,
@@ -152,12 +152,10 @@ function claimConnections(
   const nodeOwn = server.listeners(event) as ((socket: Socket) => void)[];
   server.removeAllListeners(event);
   const handBack = (socket: Socket, read: Buffer[]) => {
-    if (read.length > 0) socket.unshift(read.length === 1 ? read[0]! : Buffer.concat(read));
-    // node:http would read the handle natively from now on, past the bytes put back: it must
-    // go on reading through the stream (`_consumed` is how node:http marks a handle it took).
-    const handle = (socket as unknown as { _handle?: { _consumed?: boolean } })._handle;
-    if (handle) handle._consumed = true;
+    // node:http's listener takes the handle and reads it natively from now on (the fast path of
+    // its parser); the bytes claim already read go to that parser first, as a read would.
     for (const listener of nodeOwn) listener.call(server, socket);
+    if (read.length > 0) socket.emit('data', read.length === 1 ? read[0]! : Buffer.concat(read));
     socket.resume();
   };
   server.on(event, (socket: Socket) => {

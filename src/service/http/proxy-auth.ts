@@ -37,18 +37,31 @@ interface VmAdmission {
  * neither the answer nor its cost tells whether the VM exists. A public VM lets everyone in and
  * names the visitor when a valid token for it came along.
  *
- * @throws ExectlError 401 (with a `WWW-Authenticate` challenge for Bearer and Basic) when the
+ * @throws (or rejects with) ExectlError 401 (with a `WWW-Authenticate` challenge for Bearer and Basic) when the
  *   token is missing or fails SPEC §1.5 for the VM's namespace, or its signer may not enter;
  *   429 when the signer's key has used up its bucket, or `connection`'s address its failed
  *   verifications (see TokenAuthenticator.authenticate, whose turn it waits for).
  */
-export async function admitToVm(
+export function admitToVm(
   gate: ProxyGate,
   label: string,
   token: string | null,
   connection: ClientConnection & WaitingConnection,
-): Promise<VmAdmission> {
-  if (token !== null) await gate.auth.turnToVerify(token, vmNamespace(gate, label), connection);
+): VmAdmission | Promise<VmAdmission> {
+  const turn =
+    token === null ? null : gate.auth.turnToVerify(token, vmNamespace(gate, label), connection);
+  // Without a turn to wait for (the usual case) the answer comes without a promise: this runs
+  // on every proxied request.
+  if (turn === null) return admitNow(gate, label, token, connection);
+  return turn.then(() => admitNow(gate, label, token, connection));
+}
+
+function admitNow(
+  gate: ProxyGate,
+  label: string,
+  token: string | null,
+  connection: ClientConnection,
+): VmAdmission {
   const vm = gate.store.getVmByName(label);
   const isPublic = vm?.visibility === 'public';
   try {

@@ -70,7 +70,9 @@ export function serveConnection(socket: Socket, options: ConnectionOptions): Pro
   const parser = createParser('request', {
     head(head: ParsedHead) {
       if (handedBack || broken) return 1;
-      const label = options.vmLabel(hostOf(head.rawHeaders));
+      // One pass over the headers, read by every check after this one.
+      const headers = headerMap(head.rawHeaders);
+      const label = options.vmLabel(headers.host as string | undefined);
       if (read !== null && label === null) {
         handedBack = true;
         return 1;
@@ -78,7 +80,7 @@ export function serveConnection(socket: Socket, options: ConnectionOptions): Pro
       read = null;
       state.headSince = null;
       state.idleSince = null;
-      const req = newRequest(head, socket, label ?? '');
+      const req = newRequest(head, headers, socket, label ?? '');
       parsing = req;
       if (!wellFramed(head)) {
         refuse(400);
@@ -223,8 +225,12 @@ export function serveConnection(socket: Socket, options: ConnectionOptions): Pro
 }
 
 /** A request as the queue keeps it. */
-function newRequest(head: ParsedHead, socket: Socket, label: string): ProxiedRequest {
-  const headers = headerMap(head.rawHeaders);
+function newRequest(
+  head: ParsedHead,
+  headers: ProxiedRequest['headers'],
+  socket: Socket,
+  label: string,
+): ProxiedRequest {
   const length = headers['content-length'];
   const chunked = headers['transfer-encoding'] !== undefined;
   return {
@@ -244,16 +250,6 @@ function newRequest(head: ParsedHead, socket: Socket, label: string): ProxiedReq
     started: false,
     exchanged: false,
   };
-}
-
-/** The first Host header's value. */
-function hostOf(rawHeaders: readonly string[]): string | undefined {
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]!.length === 4 && rawHeaders[i]!.toLowerCase() === 'host') {
-      return rawHeaders[i + 1];
-    }
-  }
-  return undefined;
 }
 
 /**

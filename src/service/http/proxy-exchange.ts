@@ -189,14 +189,17 @@ export function exchange(
       },
     });
 
+    const use = (up: Upstream, fresh: boolean) => {
+      if (settled) return pool.give(up);
+      upstream = up;
+      up.handler = handler(up, fresh);
+      writeRequest(client, req, target, up, () => (requestSent = true));
+    };
     const connect = (fresh: boolean) => {
-      pool.take(target.vm, target.port, fresh || target.tunnel).then(
-        (up) => {
-          if (settled) return pool.give(up);
-          upstream = up;
-          up.handler = handler(up, fresh);
-          writeRequest(client, req, target, up, () => (requestSent = true));
-        },
+      const idle = fresh || target.tunnel ? null : pool.takeIdle(target.vm, target.port);
+      if (idle !== null) return use(idle, fresh);
+      pool.open(target.vm, target.port).then(
+        (up) => use(up, fresh),
         (err: unknown) => settle(vmNotAnswering(target.vm.name, target.port, err)),
       );
     };

@@ -18,6 +18,8 @@ const RESERVED_PREFIXES = ALL_DIALECTS.map((d) => d.reservedHeaderPrefix);
 const FORWARDED = /^x-forwarded-(?:for|host|proto)$/;
 
 function isProxyOnly(lowerName: string): boolean {
+  // Every proxy-only name starts with `x-` (or `x_`): most headers are out at the first letter.
+  if (lowerName.charCodeAt(0) !== 0x78) return false;
   const name = lowerName.replaceAll('_', '-');
   return FORWARDED.test(name) || RESERVED_PREFIXES.some((prefix) => name.startsWith(prefix));
 }
@@ -112,7 +114,9 @@ export function headersFromVm(rawHeaders: readonly string[]): string[] {
 function connectionHeaders(rawHeaders: readonly string[]): Set<string> {
   const named = new Set<string>();
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]!.toLowerCase() !== 'connection') continue;
+    const name = rawHeaders[i]!;
+    // The length first: no lower-cased copy of every other name (this runs twice a request).
+    if (name.length !== 10 || name.toLowerCase() !== 'connection') continue;
     for (const token of rawHeaders[i + 1]!.split(',')) named.add(token.trim().toLowerCase());
   }
   return named;

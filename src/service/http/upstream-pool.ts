@@ -7,11 +7,16 @@ import type { VmMachines } from '../vm/index.js';
 import { createParser, type ParsedHead, type ParseFailure } from './http-parser.js';
 
 /**
- * How long an idle connection to a VM's server is kept for the next request: less than the
- * 5 s node:http servers keep theirs, so that the proxy, not the server, is the one to close it
- * (a request sent on a connection the server is closing would fail).
+ * How long an idle connection to a VM's server is kept for the next request: with the sweep's
+ * period, less than the 5 s node:http servers keep theirs, so that the proxy, not the server, is
+ * the one to close it (a request sent on a connection the server is closing would fail).
  */
-const IDLE_MS = 4_000;
+const IDLE_MS = 3_000;
+/**
+ * How often idle connections are looked at. One timer for all of them: a socket timeout set and
+ * cleared around every request was a timer-list insertion per request.
+ */
+const SWEEP_MS = 500;
 
 /** What the exchange using a connection is told of it. */
 export interface UpstreamHandler {
@@ -35,6 +40,8 @@ export class Upstream {
   readonly key: string;
   /** It served a request before: the server may have closed it since (see exchange's retry). */
   reused = false;
+  /** When it went back to its pool (Date.now()); meaningless while in use. */
+  idleSince = 0;
   handler: UpstreamHandler | null = null;
   #upgrading = false;
 
@@ -83,7 +90,6 @@ export class Upstream {
       fail(new Error('connection closed'));
     });
     socket.on('drain', () => this.handler?.drain());
-    socket.on('timeout', () => socket.destroy());
   }
 }
 
@@ -91,28 +97,31 @@ export class Upstream {
 export class UpstreamPool {
   readonly #idle = new Map<string, Upstream[]>();
   readonly #connect: VmMachines['connect'];
+  #sweeper: NodeJS.Timeout | null = null;
 
   constructor(connect: VmMachines['connect']) {
     this.#connect = connect;
   }
 
   /**
-   * A connection to `port` of `vm`: the most recently idle one of its pool unless `fresh`, else
-   * a new one. @throws the connection's error (`ECONNREFUSED` when nothing listens).
+   * The most recently idle connection to `port` of `vm`, or null when its pool has none. Taken
+   * without a promise: this is on every proxied request.
    */
-  async take(vm: VmRecord, port: number, fresh: boolean): Promise<Upstream> {
-    const key = `${vm.id}:${port}`;
-    const idle = this.#idle.get(key);
-    while (!fresh && idle !== undefined && idle.length > 0) {
+  takeIdle(vm: VmRecord, port: number): Upstream | null {
+    const idle = this.#idle.get(poolKey(vm, port));
+    while (idle !== undefined && idle.length > 0) {
       const upstream = idle.pop()!;
       // Closed while idle, its 'close' not yet seen: never handed out.
-      if (upstream.socket.destroyed) continue;
-      upstream.socket.setTimeout(0);
-      return upstream;
+      if (!upstream.socket.destroyed) return upstream;
     }
+    return null;
+  }
+
+  /** A new connection to `port` of `vm`. @throws its error (`ECONNREFUSED` when nothing listens). */
+  async open(vm: VmRecord, port: number): Promise<Upstream> {
     const socket = await this.#connect(vm, port);
     socket.setNoDelay(true);
-    return new Upstream(socket, key, (gone) => this.#remove(gone));
+    return new Upstream(socket, poolKey(vm, port), (gone) => this.#remove(gone));
   }
 
   /** Keeps `upstream`, whose exchange ended cleanly, for the next request to its VM and port. */
@@ -120,16 +129,30 @@ export class UpstreamPool {
     upstream.handler = null;
     if (upstream.socket.destroyed) return;
     upstream.reused = true;
-    upstream.socket.setTimeout(IDLE_MS);
+    upstream.idleSince = Date.now();
     const idle = this.#idle.get(upstream.key);
     if (idle === undefined) this.#idle.set(upstream.key, [upstream]);
     else idle.push(upstream);
+    this.#sweeper ??= setInterval(() => this.#sweep(Date.now()), SWEEP_MS).unref();
   }
 
   /** Closes every idle connection (at shutdown). */
   close(): void {
     for (const idle of this.#idle.values()) for (const upstream of idle) upstream.socket.destroy();
     this.#idle.clear();
+    if (this.#sweeper !== null) clearInterval(this.#sweeper);
+    this.#sweeper = null;
+  }
+
+  /** Closes the connections idle for longer than IDLE_MS; stops when none is left. */
+  #sweep(now: number): void {
+    for (const idle of this.#idle.values()) {
+      // Oldest first: the pool hands out the most recently idle ones.
+      while (idle.length > 0 && now - idle[0]!.idleSince > IDLE_MS) idle.shift()!.socket.destroy();
+    }
+    if (this.#idle.size > 0 || this.#sweeper === null) return;
+    clearInterval(this.#sweeper);
+    this.#sweeper = null;
   }
 
   #remove(upstream: Upstream): void {
@@ -139,4 +162,8 @@ export class UpstreamPool {
     idle!.splice(at, 1);
     if (idle!.length === 0) this.#idle.delete(upstream.key);
   }
+}
+
+function poolKey(vm: VmRecord, port: number): string {
+  return `${vm.id}:${port}`;
 }

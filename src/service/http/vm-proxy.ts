@@ -74,13 +74,22 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
   const pool = new UpstreamPool((vm, port) => machines.connect(vm, port));
   const ownPorts = ownPortsOf(options.deps.endpoints);
   const connections = new ProxyConnections(options.limits);
+  // The Host of a connection's requests is the same every time: its label is worked out once.
+  let lastHost: string | undefined;
+  let lastLabel: string | null = null;
+  const labelOf = (host: string | undefined): string | null => {
+    if (host !== lastHost || host === undefined) {
+      lastLabel = vmLabelFromHost(host, gate.vmDomain);
+      lastHost = host;
+    }
+    return lastLabel;
+  };
 
   /** Admits the request and says where it goes and with which headers. */
   const target = async (req: ProxiedRequest, entry: RequestLogEntry): Promise<VmTarget> => {
     const credential = proxyCredential(req.headers, dialects);
-    const { vm, visitor } = await heldBack(() =>
-      admitToVm(gate, req.label, credential.token, req.socket),
-    );
+    const admission = heldBack(() => admitToVm(gate, req.label, credential.token, req.socket));
+    const { vm, visitor } = admission instanceof Promise ? await admission : admission;
     if (visitor !== null) entry.fingerprint = visitor.principal.keyFingerprint;
     const { dropAuthorization } = credential;
     // `share port` refuses these, but a seed or an older record may still name one.
@@ -145,7 +154,7 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
   return {
     serveConnection(socket, handBack) {
       const connection = serveConnection(socket, {
-        vmLabel: (host) => vmLabelFromHost(host, gate.vmDomain),
+        vmLabel: labelOf,
         handBack: (given, read) => {
           connections.delete(connection);
           handBack(given, read);
