@@ -8,6 +8,7 @@ import { isInTagScope } from '../rules/tag-scope.js';
 import type { Principal } from '../dispatch/types.js';
 import type { Store, VmRecord } from '../store/index.js';
 import { takeOrRefuse, type RateLimiter } from '../rules/rate-limit.js';
+import type { AdmissionMemo } from './admission-memo.js';
 import type { ClientConnection } from './failures-by-address.js';
 import type { TokenAuthenticator, TokenCaller } from './token-auth.js';
 import type { WaitingConnection } from './verification-turns.js';
@@ -20,6 +21,8 @@ export interface ProxyGate {
   rateLimiter: RateLimiter | null;
   /** The server's `--vm-domain` (else `--domain`): VM tokens are signed for `v0@<vm>.<vm-domain>`. */
   vmDomain: string;
+  /** The last admissions with a valid token, while the store is unchanged. */
+  memo: AdmissionMemo;
 }
 
 /** A request let through to a VM. */
@@ -48,6 +51,13 @@ export function admitToVm(
   token: string | null,
   connection: ClientConnection & WaitingConnection,
 ): VmAdmission | Promise<VmAdmission> {
+  if (token !== null) {
+    const remembered = gate.memo.get(label, token, gate.store.dataGeneration());
+    if (remembered !== undefined && gate.auth.reconfirm(remembered.visitor, connection)) {
+      takeOrRefuse(gate.rateLimiter, remembered.visitor.principal.keyFingerprint);
+      return remembered;
+    }
+  }
   const turn =
     token === null ? null : gate.auth.turnToVerify(token, vmNamespace(gate, label), connection);
   // Without a turn to wait for (the usual case) the answer comes without a promise: this runs
@@ -57,6 +67,21 @@ export function admitToVm(
 }
 
 function admitNow(
+  gate: ProxyGate,
+  label: string,
+  token: string | null,
+  connection: ClientConnection,
+): VmAdmission {
+  // Read before the lookups: an admission is never filed under a newer state than its reads.
+  const generation = gate.store.dataGeneration();
+  const admission = decide(gate, label, token, connection);
+  if (token !== null && admission.visitor !== null) {
+    gate.memo.set(label, token, generation, { vm: admission.vm, visitor: admission.visitor });
+  }
+  return admission;
+}
+
+function decide(
   gate: ProxyGate,
   label: string,
   token: string | null,

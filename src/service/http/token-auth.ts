@@ -119,6 +119,24 @@ export class TokenAuthenticator {
   }
 
   /**
+   * For a caller {@link authenticate} returned for the same token and namespace while nothing in
+   * the store changed since (the caller's memo makes sure of that): what a fresh authentication
+   * would still do differently is done again. The token's time window is checked (false: it no
+   * longer holds, authenticate again for the exact 401), a connection refused before is refused
+   * again (429), and the key's use is recorded.
+   */
+  reconfirm(caller: TokenCaller, connection: ClientConnection): boolean {
+    try {
+      checkTimeWindow(caller.permissions, Math.floor(this.#nowMs() / 1000));
+    } catch {
+      return false;
+    }
+    this.#failures?.refuseIfRefusedBefore(connection);
+    this.#store.recordKeyUse(caller.principal.keyFingerprint);
+    return true;
+  }
+
+  /**
    * Wait for this before {@link authenticate} when `connection`'s address is out of failed
    * verifications: a token from it that needs a signature check (not remembered, well-formed,
    * in its time window, signed by a registered key) is verified only at its turn (see

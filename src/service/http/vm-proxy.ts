@@ -16,6 +16,7 @@ import type { ConnectionLimits } from './connection-caps.js';
 import { errorAnswerBytes, refusalBytes, sendError } from './error-funnel.js';
 import { heldBack } from './hold-back.js';
 import type { ClientSide, ProxiedRequest } from './proxied-request.js';
+import { AdmissionMemo } from './admission-memo.js';
 import { admitToVm, type ProxyGate } from './proxy-auth.js';
 import { serveConnection } from './proxy-connection.js';
 import { ProxyConnections } from './proxy-connections.js';
@@ -69,6 +70,7 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
     auth: options.auth,
     rateLimiter: options.rateLimiter,
     vmDomain: vmDomainOf(config),
+    memo: new AdmissionMemo(),
   };
   const dialects = dialectsOf(config);
   const pool = new UpstreamPool((vm, port) => machines.connect(vm, port));

@@ -38,6 +38,8 @@ export class ReadCache {
   #version: number | undefined;
   /** `data_version` was read in the current event-loop turn. */
   #checkedThisTurn = false;
+  /** Moves whenever the data may have changed: see {@link generation}. */
+  #generation = 0;
 
   /**
    * @param db the store's connection; the cache must only hold reads made through it.
@@ -71,6 +73,7 @@ export class ReadCache {
     if (version !== this.#version) {
       this.#entries.clear();
       this.#version = version;
+      this.#generation++;
     }
     if (this.#checkedThisTurn) return;
     this.#checkedThisTurn = true;
@@ -83,6 +86,18 @@ export class ReadCache {
   /** Drops every entry. Every own write calls it (through `writeTransaction`). */
   forget(): void {
     this.#entries.clear();
+    this.#generation++;
+  }
+
+  /**
+   * A number that moves whenever the data may have changed, by the rules above (an own write,
+   * another connection's commit seen this turn): whatever was worked out from reads under one
+   * value still holds while it is the same. Inside a transaction it moves on every call.
+   */
+  generation(): number {
+    if (this.#db.inTransaction) return ++this.#generation;
+    if (!this.#checkedThisTurn) this.#checkNow();
+    return this.#generation;
   }
 
   /** How many lookups are remembered now (for tests and diagnostics). */

@@ -24,6 +24,12 @@ export interface Store
   extends AccountStore, KeyStore, TeamStore, VmStore, ShareStore, IntegrationStore, Svc1Store {
   /** The database file. */
   readonly path: string;
+  /**
+   * A number that moves whenever the data may have changed (an own write, another process's
+   * commit): what a caller worked out from reads under one value still holds while it is the
+   * same (the VM proxy's admissions, http/admission-memo.ts).
+   */
+  dataGeneration(): number;
   /** Flushes buffered key-use times and closes the database. Calling it again does nothing. */
   close(): void;
 }
@@ -73,6 +79,7 @@ export function openStore(path: string, options: StoreOptions = {}): Store {
     ...shareStore(ctx),
     ...integrations,
     ...svc1Store(ctx),
+    dataGeneration: () => ctx.reads.generation(),
     close() {
       if (!db.open) return;
       try {
