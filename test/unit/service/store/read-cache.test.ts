@@ -148,3 +148,24 @@ describe('returned records', () => {
     assert.deepEqual(f.store.getAccount(ada.id), adaCopy);
   });
 });
+
+describe('dataGeneration', () => {
+  test('stays while only reads happen; moves on an own write and on another connection’s commit', async () => {
+    const { f, ada, laptop } = await withCachedKey();
+    const before = f.store.dataGeneration();
+    f.store.findKeyByFingerprint(laptop.fingerprint);
+    await nextTurn();
+    assert.equal(f.store.dataGeneration(), before);
+
+    f.store.renameKey(laptop.fingerprint, 'work');
+    const afterOwnWrite = f.store.dataGeneration();
+    assert.notEqual(afterOwnWrite, before);
+
+    const other = openStore(f.dbPath, { now: f.clock.now });
+    cleanups.push(() => other.close());
+    other.addKey(fakeKey(ada.id, 'desktop'));
+    // Seen from the next turn on, as the cache's lookups see it.
+    await nextTurn();
+    assert.notEqual(f.store.dataGeneration(), afterOwnWrite);
+  });
+});
