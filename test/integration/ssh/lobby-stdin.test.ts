@@ -10,7 +10,10 @@ import { buildRegistry } from '../../../src/service/commands/index.js';
 import { startVmMachines } from '../../../src/service/vm/index.js';
 import { parsePublicKey } from '../../../src/token/keys.js';
 import type { GeneratedKey } from '../../helpers/keys.js';
+import { rssGrowthOver } from '../../helpers/rss.js';
 import { startSshHarness, type SshHarness } from './harness.js';
+
+const MB = 1024 * 1024;
 
 let h: SshHarness;
 before(async () => {
@@ -88,6 +91,27 @@ test('lobby: the VM runs the same text as before: the words joined by spaces, fo
   );
   const pty = await ssh([line], undefined, { extra: ['-tt'] });
   assert.equal(pty.stdout.toString().replaceAll('\r\n', '\n'), 'a b /root root\n0\n');
+});
+
+test('lobby: 100 MB on the stdin of a command that reads late is taken with backpressure, all of it', async () => {
+  const baseline = process.memoryUsage().rss;
+  const client = spawn('ssh', [...h.sshArgs(undefined), 'ssh', 'web', 'sleep 2; wc -c'], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  client.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  client.stdin.on('error', () => {});
+  const closed = once(client, 'close');
+  const chunk = randomBytes(MB);
+  const sampling = rssGrowthOver(4_000, baseline);
+  for (let i = 0; i < 100; i++) {
+    if (!client.stdin.write(chunk)) await once(client.stdin, 'drain');
+  }
+  client.stdin.end();
+  const [code] = (await closed) as [number | null];
+  assert.deepEqual([code, out.trim()], [0, String(100 * MB)]);
+  const growth = await sampling;
+  assert.ok(growth < 100, `the server grew by ${growth.toFixed(0)} MB`);
 });
 
 test('lobby: with stdin at /dev/null a command runs as before, reading empty input', async () => {
