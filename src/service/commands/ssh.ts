@@ -1,5 +1,5 @@
 import { commandFailed } from '../../errors.js';
-import type { InteractiveOutput, StreamOutput, Terminal } from '../dispatch/types.js';
+import type { InteractiveOutput, ProgramPipes, StreamOutput, Terminal } from '../dispatch/types.js';
 import type { VmRecord } from '../store/index.js';
 import type { ServiceCommand, ServiceContext } from './shared/command.js';
 import { findVisibleVm } from './shared/vm-access.js';
@@ -11,7 +11,9 @@ import { findVisibleVm } from './shared/vm-access.js';
  * trailer over HTTP, the channel's exit status over SSH). Without a command, an interactive
  * shell in the VM on the client's terminal, which only the SSH front end with a pty can give
  * (`ssh -t host ssh web`); elsewhere it is refused with 422. Users the VM is shared with may
- * run commands too.
+ * run commands too. The SSH lobby's exec without a pty (`ssh host ssh web 'cat > f' < f`) runs
+ * the same command as an SSH session into the VM would (`piped`): stdin forwarded, stderr
+ * apart, no deadline.
  */
 export const sshCommand: ServiceCommand = {
   path: 'ssh',
@@ -45,10 +47,37 @@ export const sshCommand: ServiceCommand = {
         });
         return { exitCode };
       },
+      piped: (pipes) => pipedSession(ctx, vm, command, pipes),
     };
     return output;
   },
 };
+
+/**
+ * `command` as the exec of an SSH session into the VM (`vm+<name>`, SPEC §6a): the same
+ * `/bin/sh -c` text, with the client's stdin, stdout and stderr apart, the exit status or the
+ * signal, and no deadline; `rm` and `restart` end it. A paused VM refuses it (422).
+ */
+async function pipedSession(
+  ctx: ServiceContext,
+  vm: VmRecord,
+  command: string,
+  pipes: ProgramPipes,
+): Promise<{ exitCode: number; signal?: string }> {
+  const { input, output, errors, signal } = pipes;
+  const session = ctx.deps.machines.session(vm, {
+    program: { kind: 'exec', command },
+    input,
+    output,
+    errors,
+    signal,
+  });
+  const { exitCode, signal: ender, aborted } = await session.exited;
+  // Hung up by the front end: its reason (client gone, interrupted, shutdown) says what
+  // happened. Ended by `rm` or `restart`, it reports how the command ended, as a session does.
+  if (aborted && signal.aborted) throw signal.reason;
+  return ender === undefined ? { exitCode } : { exitCode, signal: ender };
+}
 
 function interactiveShell(ctx: ServiceContext, vm: VmRecord): InteractiveOutput {
   return {

@@ -48,8 +48,9 @@ export interface DispatchResult {
   path: string;
   /**
    * `json`: render `data` (200). `stream`: call `start` once; the deadline still applies and
-   * `start` rejects with the `timeout` error when it passes. `interactive`: start it on the
-   * client's terminal, or throw its `refusal` without one; no deadline applies to it.
+   * `start` rejects with the `timeout` error when it passes (its `piped` form, when it has one
+   * and is called instead, runs without one). `interactive`: start it on the client's terminal,
+   * or throw its `refusal` without one; no deadline applies to it.
    */
   output: CommandOutput;
   /** `--json` was given: SSH renders JSON instead of text (HTTP always renders JSON). */
@@ -197,11 +198,21 @@ function renderWith(
 /**
  * The same stream, still bound by the deadline: `start` rejects with the timeout error when
  * it passes, and output written after that is dropped (the front end has already answered).
- * The sink's backpressure passes through.
+ * The sink's backpressure passes through. Its `piped` form, taken instead, stops the clock
+ * first: a session lasts as long as its client keeps it (SPEC §6a).
  */
 function underDeadline(output: StreamOutput, deadline: Deadline): StreamOutput {
+  const { piped } = output;
   return {
     kind: 'stream',
+    ...(piped === undefined
+      ? {}
+      : {
+          piped(pipes) {
+            deadline.clear();
+            return piped.call(output, pipes);
+          },
+        }),
     async start(sink) {
       const guarded = {
         write: (chunk: Buffer) => (deadline.expired ? undefined : sink.write(chunk)),

@@ -133,6 +133,35 @@ export interface JsonOutput {
 export interface StreamOutput {
   kind: 'stream';
   start(sink: StreamSink): Promise<{ exitCode: number }>;
+  /**
+   * The same program with the client's standard input and a standard error of its own, as an
+   * SSH session into the VM runs it (SPEC §6a): for a front end that can carry both (an SSH
+   * exec request without a pty), called once instead of `start`. No deadline applies once it is
+   * called, as for an {@link InteractiveOutput}: the program ends on `pipes.signal`. Absent: the
+   * command reads no input.
+   */
+  piped?(pipes: ProgramPipes): Promise<ProgramExit>;
+}
+
+/**
+ * A client's streams for a {@link StreamOutput.piped} program, with backpressure both ways: the
+ * program reads `input` to its end and writes `output` and `errors`, ending neither.
+ */
+export interface ProgramPipes {
+  readonly input: NodeJS.ReadableStream;
+  readonly output: NodeJS.WritableStream;
+  readonly errors: NodeJS.WritableStream;
+  /** Hangs the program up (client gone, interrupted, server stopping). */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * How a piped program ended: its exit status, or the signal that ended it (`TERM`, no `SIG`).
+ * It rejects with `pipes.signal`'s reason when that hung it up.
+ */
+export interface ProgramExit {
+  exitCode: number;
+  signal?: string;
 }
 
 /**

@@ -69,9 +69,16 @@ export function channelSink(channel: ServerChannel, pty: boolean): ChannelSink {
   };
 }
 
-/** Sends the exit status and closes the channel, once; nothing happens if it is already gone. */
-export function finishChannel(channel: ServerChannel, exitStatus: number): void {
+/** How a session's command ended: its exit status, or the signal that ended it (`TERM`). */
+export type SessionExit = number | { signal: string };
+
+/**
+ * Sends the exit status (or `exit-signal`) and closes the channel, once; nothing happens if it
+ * is already gone.
+ */
+export function finishChannel(channel: ServerChannel, exit: SessionExit): void {
   if (channel.destroyed || channel.writableEnded) return;
-  channel.exit(exitStatus);
+  if (typeof exit === 'number') channel.exit(exit);
+  else channel.exit(exit.signal, false, '');
   channel.end();
 }

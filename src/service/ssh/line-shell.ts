@@ -1,7 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { ServerChannel } from 'ssh2';
 import { DEFAULTS } from '../config.js';
-import { channelSink, finishChannel } from './channel-sink.js';
+import { channelSink, finishChannel, type SessionExit } from './channel-sink.js';
 import { isLeaveCommand } from './leave-command.js';
 import { Cancellation, runCommandLine } from './run-line.js';
 import type { Interruptible, SessionContext } from './session-context.js';
@@ -33,7 +33,7 @@ export function startLineShell(channel: ServerChannel, ctx: SessionContext): Int
   let inputEnded = false;
   let running: AbortController | undefined;
   let waiting = false;
-  let lastExit = 0;
+  let lastExit: SessionExit = 0;
   let closed = false;
 
   const leave = (): void => {

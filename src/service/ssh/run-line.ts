@@ -8,6 +8,7 @@ import { renderJson } from '../dispatch/render.js';
 import { renderText } from '../../text-views/generic.js';
 import { stopWhenAborted } from '../dispatch/stop.js';
 import { newLogEntry, runLogged } from '../request-log.js';
+import type { SessionExit } from './channel-sink.js';
 import { sshPrincipal } from './principal.js';
 import type { ClientTerminal } from './shell-terminal.js';
 
@@ -18,6 +19,17 @@ import type { ClientTerminal } from './shell-terminal.js';
 export interface CommandSink {
   stdout(chunk: Buffer | string): void | Promise<void>;
   stderr(chunk: Buffer | string): void | Promise<void>;
+}
+
+/**
+ * The client's streams of an exec request without a pty: stdin, stdout and stderr apart. A
+ * command that can read input (`ssh <vm> <command>`) gets them all; any other leaves stdin
+ * unread, and it is thrown away.
+ */
+export interface ClientPipes {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  errors: NodeJS.WritableStream;
 }
 
 /** What every SSH command needs besides its line: shared by all connections. */
@@ -39,7 +51,7 @@ const INTERRUPTED_EXIT = 130;
 const CANCELLED_STATUS = 499;
 
 interface Outcome {
-  exit: number;
+  exit: SessionExit;
   status: number;
   detail?: string;
 }
@@ -48,11 +60,12 @@ interface Outcome {
  * Runs one command line for the key `fingerprint` exactly as /exec would — key still
  * registered (401), then the admission every front end shares (dispatch/admit.ts: rate limit,
  * line checks, dispatcher) — and writes the answer: readable text, or JSON with `--json`; raw
- * bytes as they come for `ssh <vm> ...`; an interactive program (`ssh <vm>` alone) on
- * `terminal`, refused (422) without one; `error: <message>` on stderr for a failure. Logs one
- * line. Resolves with the SSH exit status: 0 on success, the VM command's own status for
- * `ssh <vm>`, the catalogue's exit code for a failure, {@link INTERRUPTED_EXIT} when cancelled.
- * Never rejects.
+ * bytes as they come for `ssh <vm> ...`, or, given the client's `pipes` (an exec without a
+ * pty), that command as an SSH session into the VM runs it (stdin forwarded, stderr apart, no
+ * deadline: SPEC §6a); an interactive program (`ssh <vm>` alone) on `terminal`, refused (422)
+ * without one; `error: <message>` on stderr for a failure. Logs one line. Resolves with the
+ * SSH exit status: 0 on success, the VM command's own status (or signal) for `ssh <vm>`, the
+ * catalogue's exit code for a failure, {@link INTERRUPTED_EXIT} when cancelled. Never rejects.
  */
 export async function runCommandLine(
   env: SshCommandEnvironment,
@@ -61,10 +74,11 @@ export async function runCommandLine(
   sink: CommandSink,
   signal: AbortSignal,
   terminal?: ClientTerminal,
-): Promise<number> {
+  pipes?: ClientPipes,
+): Promise<SessionExit> {
   const entry = newLogEntry('ssh');
   entry.fingerprint = fingerprint;
-  let exit = 0;
+  let exit: SessionExit = 0;
   const work = async (): Promise<number> => {
     const principal = sshPrincipal(env.deps.store, fingerprint);
     env.deps.store.recordKeyUse(fingerprint);
@@ -75,7 +89,7 @@ export async function runCommandLine(
       entry,
       stopWhen: stopWhenAborted(signal),
     });
-    const outcome = await writeResult(result, sink, signal, terminal);
+    const outcome = await writeResult(result, sink, signal, terminal, pipes);
     exit = outcome.exit;
     return outcome.status;
   };
@@ -92,8 +106,17 @@ async function writeResult(
   sink: CommandSink,
   signal: AbortSignal,
   terminal: ClientTerminal | undefined,
+  pipes: ClientPipes | undefined,
 ): Promise<Outcome> {
   const { output } = result;
+  if (output.kind === 'stream' && output.piped !== undefined && pipes !== undefined) {
+    const ended = await output.piped({ ...pipes, signal });
+    const failed = ended.exitCode !== 0 || ended.signal !== undefined;
+    const exit = ended.signal === undefined ? ended.exitCode : { signal: ended.signal };
+    return { exit, status: failed ? 422 : 200 };
+  }
+  // Nothing reads the client's input: it is thrown away as it comes, as it always was.
+  pipes?.input.resume();
   if (output.kind === 'json') {
     sink.stdout(
       result.json

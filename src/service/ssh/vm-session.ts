@@ -7,6 +7,7 @@ import type { VmSessionProgram } from '../vm/contract.js';
 import type { VmRecord } from '../store/index.js';
 import { logRequest, newRequestId } from '../request-log.js';
 import { guardChannel } from './channel-guard.js';
+import { finishChannel } from './channel-sink.js';
 import { forwardIntoVm } from './vm-forward.js';
 import { sessionEnv } from './session-env.js';
 import { openVm } from './vm-target.js';
@@ -123,11 +124,7 @@ function runSession(
   ctx.track(
     session.exited.then(
       ({ exitCode, signal }) => {
-        if (!channel.destroyed && !channel.writableEnded) {
-          if (signal !== undefined) channel.exit(signal, false, '');
-          else channel.exit(exitCode);
-          channel.end();
-        }
+        finishChannel(channel, signal === undefined ? exitCode : { signal });
         finish(200, signal ?? exitCode);
       },
       (err: unknown) => refuse(channel, err, finish),

@@ -30,10 +30,11 @@ test('vm: the exit status of the VM command is the SSH exit status', async () =>
   assert.equal((await h.ssh('ssh web true')).code, 0);
 });
 
-test('vm: stdout and stderr of the VM command arrive interleaved as produced', async () => {
+test('vm: stdout and stderr of the VM command arrive apart; on a pty interleaved as produced', async () => {
   const r = await h.ssh(`ssh web 'echo out; echo err >&2; echo more'`);
-  assert.equal(r.stdout, 'out\nerr\nmore\n');
-  assert.equal(r.code, 0);
+  assert.deepEqual([r.stdout, r.stderr, r.code], ['out\nmore\n', 'err\n', 0]);
+  const tty = await h.ssh(`ssh web 'echo out; echo err >&2; echo more'`, { extra: ['-tt'] });
+  assert.deepEqual([tty.stdout, tty.code], ['out\r\nerr\r\nmore\r\n', 0]);
 });
 
 test('vm: output is streamed while the command still runs', async () => {

@@ -282,6 +282,46 @@ test('the deadline keeps running while a stream is read, and drops output writte
   assert.deepEqual(deps.log, ['tail stopped']);
 });
 
+/** A stream whose piped form outlives the deadline (300 ms against 100), saying if it saw it. */
+const pipedCommand: CommandDefinition<TestDeps> = {
+  path: 'piped',
+  description: 'Read stdin past the deadline',
+  usage: 'piped',
+  mutates: false,
+  flags: [],
+  args: [],
+  examples: [],
+  async run(ctx) {
+    return {
+      kind: 'stream',
+      start: () => Promise.resolve({ exitCode: 0 }),
+      piped: async (pipes) => {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        ctx.deps.log.push(`deadline fired: ${ctx.signal.aborted}`);
+        ctx.deps.log.push(`front end stopped: ${pipes.signal.aborted}`);
+        return { exitCode: 3, signal: 'TERM' };
+      },
+    };
+  },
+};
+
+test('a stream taken in its piped form stops the deadline: it ends on the front end’s signal', async () => {
+  const registry = testRegistry();
+  registry.register(pipedCommand);
+  const { deps, result } = run('piped', null, { deadlineMs: 100, registry });
+  const { output } = await result;
+  const { piped } = output as StreamOutput;
+  assert.ok(piped !== undefined);
+  const pipes = {
+    input: process.stdin,
+    output: process.stdout,
+    errors: process.stderr,
+    signal: new AbortController().signal,
+  };
+  assert.deepEqual(await piped(pipes), { exitCode: 3, signal: 'TERM' });
+  assert.deepEqual(deps.log, ['deadline fired: false', 'front end stopped: false']);
+});
+
 /**
  * Never reads `ctx.signal` (so no AbortSignal is ever made for it) and never settles: only the
  * deadline's race can end its dispatch. Counts its runs in `calls.count`.
