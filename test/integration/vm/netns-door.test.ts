@@ -32,7 +32,7 @@ before(async () => {
     if (theirs !== ours && (await hostPidsWith('sleep 600')).includes(holder.pid!)) break;
     await sleep(10);
   }
-  door = new NetnsDoor('nsenter', openSync(`/proc/${holder.pid}/ns/net`, 'r'));
+  door = new NetnsDoor('nsenter', 'perl', openSync(`/proc/${holder.pid}/ns/net`, 'r'));
   hostServer = createServer((socket) => socket.end('host secret\n'));
   await new Promise<void>((resolve) => hostServer.listen(0, '127.0.0.1', resolve));
   hostPort = (hostServer.address() as { port: number }).port;
@@ -75,5 +75,52 @@ test('its helper ends once idle; a later ask starts another', async () => {
     assert.equal(await firstLine(await door.connect(8000)), 'again\n');
   } finally {
     inside.close();
+  }
+});
+
+test('listeners made at the start take connections at once; those waiting are the server’s', async () => {
+  const fresh = new NetnsDoor('nsenter', 'perl', openSync(`/proc/${holder.pid}/ns/net`, 'r'));
+  try {
+    assert.deepEqual(
+      await fresh.prepare([
+        { host: '127.0.0.1', port: 8100 },
+        { host: '127.0.0.1', port: hostPort },
+      ]),
+      [true, true],
+    );
+    // Connected inside by other processes while the helper's node starts: they wait in the
+    // listener's backlog, and must all be served by the server (never accepted by the helper).
+    const clients = spawn(
+      'nsenter',
+      [
+        `--net=/proc/${holder.pid}/ns/net`,
+        '--',
+        'bash',
+        '-c',
+        'for i in $(seq 20); do (exec 3<>/dev/tcp/127.0.0.1/8100 && cat <&3) & done; wait',
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let served = '';
+    clients.stdout!.on('data', (chunk: Buffer) => (served += chunk.toString()));
+    // Both asked at once, as at boot: the second hand-over waits for the first.
+    const [inside, other] = await Promise.all([
+      fresh.listen('127.0.0.1', hostPort),
+      fresh.listen('127.0.0.1', 8100),
+    ]);
+    inside.on('connection', (socket) => socket.end('first\n'));
+    other.on('connection', (socket) => socket.end('served here\n'));
+    try {
+      await new Promise((resolve) => clients.once('exit', resolve));
+      assert.equal(served, 'served here\n'.repeat(20));
+      assert.equal(await firstLine(await fresh.connect(8100)), 'served here\n');
+      // Never the host's port of the same number.
+      assert.equal(await firstLine(await fresh.connect(hostPort)), 'first\n');
+    } finally {
+      inside.close();
+      other.close();
+    }
+  } finally {
+    fresh.close();
   }
 });

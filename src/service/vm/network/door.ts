@@ -3,9 +3,11 @@
 // `ssh -L`) and the listeners the VM sees at the server's host addresses are made this way, so
 // no relay process sits on any data path. The sockets are made by a small node helper
 // (scripts/netns-door.cjs) that joins the namespace only, started when a socket is asked for
-// and ended once it has been idle a moment: an idle VM keeps no door process.
+// and ended once it has been idle a moment: an idle VM keeps no door process. At boot a perl
+// prelude (scripts/netns-listen.pl) makes the VM's listeners before node has started.
 import { closeSync } from 'node:fs';
 import type { Server, Socket } from 'node:net';
+import type { Readable } from 'node:stream';
 import { DEFAULT_PATH, spawnHost, type ChildProcess } from '../process/index.js';
 import { scriptText } from '../scripts/index.js';
 
@@ -33,6 +35,7 @@ export class NetnsDoor {
 
   constructor(
     private readonly nsenter: string,
+    private readonly perl: string,
     /**
      * An open descriptor of the VM's network namespace (`/proc/<pid>/ns/net`), opened while
      * that pid was surely the VM's: a pid reused later can never lead the door elsewhere.
@@ -52,6 +55,22 @@ export class NetnsDoor {
       { op: 'listen', host, port },
       `listening on ${host}:${port}`,
     ) as Promise<Server>;
+  }
+
+  /**
+   * Starts the helper with `listeners` listening inside at once: scripts/netns-listen.pl makes
+   * them in a few milliseconds, then becomes the node helper, which hands each over when
+   * {@link listen} asks for it. The VM may connect to them meanwhile (its connection waits in
+   * the backlog). Resolves with which could be made now: an IPv6 loopback address cannot before
+   * the namespace's loopback is up, and none can when the helper is already running.
+   */
+  async prepare(listeners: readonly { host: string; port: number }[]): Promise<boolean[]> {
+    if (this.helper !== null || this.closed || listeners.length === 0) {
+      return listeners.map(() => false);
+    }
+    const line = await firstLine(this.startHelper(listeners).stdout!, ASK_TIMEOUT_MS);
+    const words = line.split(' ');
+    return listeners.map((_, i) => /^\d+$/.test(words[i] ?? ''));
   }
 
   /** Ends the helper now unless it has asks to answer (no more are expected soon). */
@@ -90,13 +109,23 @@ export class NetnsDoor {
     });
   }
 
-  private startHelper(): ChildProcess {
+  private startHelper(early: readonly { host: string; port: number }[] = []): ChildProcess {
+    const node = [process.execPath, '-e', scriptText('netns-door.cjs')];
+    const prelude =
+      early.length === 0
+        ? []
+        : [
+            this.perl,
+            '-e',
+            scriptText('netns-listen.pl'),
+            ...early.flatMap(({ host, port }) => [host, String(port)]),
+            '--',
+          ];
     // fd 4 of nsenter is the namespace; the helper inherits it too, which changes nothing.
-    const helper = spawnHost(
-      this.nsenter,
-      ['--net=/proc/self/fd/4', '--', process.execPath, '-e', scriptText('netns-door.cjs')],
-      { env: { PATH: DEFAULT_PATH }, stdio: ['ignore', 'ignore', 'ignore', 'ipc', this.netns] },
-    );
+    const helper = spawnHost(this.nsenter, ['--net=/proc/self/fd/4', '--', ...prelude, ...node], {
+      env: { PATH: DEFAULT_PATH },
+      stdio: ['ignore', early.length === 0 ? 'ignore' : 'pipe', 'ignore', 'ipc', this.netns],
+    });
     helper.on('message', (answer: Answer, handle: unknown) =>
       this.waiting.get(answer.id)?.settle(answer, handle),
     );
@@ -121,4 +150,25 @@ export class NetnsDoor {
     if (helper.connected) helper.disconnect();
     helper.kill('SIGKILL');
   }
+}
+
+/** The first line `stream` gives ('' when it ends or `timeoutMs` passes first). */
+function firstLine(stream: Readable, timeoutMs: number): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    const done = () => {
+      clearTimeout(timer);
+      stream.removeListener('data', onData);
+      stream.removeListener('end', done);
+      stream.resume();
+      resolve(text.split('\n')[0]!);
+    };
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString('latin1');
+      if (text.includes('\n')) done();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    stream.on('data', onData);
+    stream.once('end', done);
+  });
 }

@@ -18,6 +18,7 @@ export class MachineNetwork {
   constructor(
     private readonly backend: NetworkBackendLink,
     private readonly nsenter: string,
+    private readonly perl: string,
   ) {
     this.launcher = backend.launcher;
   }
@@ -34,20 +35,28 @@ export class MachineNetwork {
   ): Promise<void> {
     // Held from now on: the holder is surely the VM's (the launcher's child, which sleeps until
     // bwrap reaps it), and the door never names a pid again that another process might take.
-    this.door = new NetnsDoor(this.nsenter, openSync(`/proc/${holderPid}/ns/net`, 'r'));
-    // The listeners are made while the backend configures the network: an IPv4 loopback or
-    // wildcard address binds before the loopback is up. One that cannot yet (IPv6 `::1`) is made
-    // again once the network is up. The helper ends then: VMs booting at once keep none.
-    const early = inbound.map((listener) =>
-      this.showInside(listener).then(
-        () => null,
-        () => listener,
-      ),
-    );
+    const door = new NetnsDoor(this.nsenter, this.perl, openSync(`/proc/${holderPid}/ns/net`, 'r'));
+    this.door = door;
+    // The listeners are made at once, while the backend configures the network (an IPv4
+    // loopback or wildcard address binds before the loopback is up), by the door helper's perl
+    // prelude: the VM's first command need not wait for node to start, since a connection made
+    // before the server has the listener waits in its backlog. They are handed to the server in
+    // the background. One that cannot be made yet (IPv6 `::1`) is made once the network is up,
+    // and waited for.
+    const made = door.prepare(inbound);
     await this.backend.attach(holderPid, pipes);
-    const later = (await Promise.all(early)).filter((listener) => listener !== null);
+    const ready = await made;
+    const early = inbound.filter((_, i) => ready[i]);
+    const later = inbound.filter((_, i) => !ready[i]);
+    const handedOver = early.map((listener) =>
+      // Should the helper fail to hand one over, its descriptor is gone with it: made again.
+      this.showInside(listener)
+        .catch(() => this.showInside(listener))
+        .catch(() => {}),
+    );
     await Promise.all(later.map((listener) => this.showInside(listener)));
-    this.door.rest();
+    // The helper ends then, once idle: VMs booting at once keep none.
+    void Promise.all(handedOver).then(() => door.rest());
   }
 
   /** A TCP connection to `port` on the VM's own loopback (the one way in). */

@@ -19,6 +19,7 @@ export type ScriptName =
   | 'machine-root.pl'
   | 'network-wall.nft'
   | 'netns-door.cjs'
+  | 'netns-listen.pl'
   | 'private-tun.sh'
   | 'setup-wrapper.sh'
   | 'shift-image-owners.sh'
