@@ -10,27 +10,21 @@
 # Node learns the descriptors from EXECTL_DOOR_LISTENERS ("host port fd;...").
 use strict;
 use warnings;
-use Fcntl qw(F_GETFD F_SETFD FD_CLOEXEC);
-use IO::Socket::IP;
+# Socket alone (not IO::Socket::IP, which takes several times longer to load): speed is the point.
+use Socket qw(getaddrinfo AI_PASSIVE AI_NUMERICHOST SOCK_STREAM IPPROTO_TCP SOL_SOCKET
+  SO_REUSEADDR);
 
+# Sockets opened from here on stay open across the exec below (perl marks those above $^F
+# close-on-exec).
+$^F = 1 << 20;
 my (@kept, @words, @inherited);
 while (@ARGV && $ARGV[0] ne '--') {
   my ($host, $port) = splice(@ARGV, 0, 2);
-  # As node listens: SO_REUSEADDR, a backlog of 511.
-  my $socket = IO::Socket::IP->new(
-    LocalHost => $host,
-    LocalPort => $port,
-    Proto     => 'tcp',
-    Listen    => 511,
-    ReuseAddr => 1,
-  );
+  my $socket = listening($host, $port);
   if (!$socket) {
     push @words, '-';
     next;
   }
-  # Kept open across the exec below (perl marks its sockets close-on-exec).
-  my $flags = fcntl($socket, F_GETFD, 0) or exit 125;
-  fcntl($socket, F_SETFD, $flags & ~FD_CLOEXEC) or exit 125;
   push @kept, $socket;
   push @words, fileno($socket);
   push @inherited, "$host $port " . fileno($socket);
@@ -42,3 +36,19 @@ print STDOUT join(' ', @words), "\n";
 open(STDOUT, '>', '/dev/null') or exit 125;
 $ENV{EXECTL_DOOR_LISTENERS} = join(';', @inherited);
 exec { $ARGV[0] } @ARGV or exit 127;
+
+# A TCP socket listening at HOST:PORT (numeric), as node listens: SO_REUSEADDR, a backlog of
+# 511; undef when it cannot be made.
+sub listening {
+  my ($host, $port) = @_;
+  my ($error, $address) = getaddrinfo(
+    $host, $port,
+    { flags => AI_PASSIVE | AI_NUMERICHOST, socktype => SOCK_STREAM, protocol => IPPROTO_TCP }
+  );
+  return undef if $error || !$address;
+  socket(my $socket, $address->{family}, SOCK_STREAM, IPPROTO_TCP) or return undef;
+  setsockopt($socket, SOL_SOCKET, SO_REUSEADDR, 1) or return undef;
+  bind($socket, $address->{addr}) or return undef;
+  listen($socket, 511) or return undef;
+  return $socket;
+}
