@@ -62,7 +62,7 @@ export async function detectRuntime(
     kind: 'process',
     mode: { kind: 'user' },
     warnings: [],
-    reason: `bubblewrap cannot run here (${problem}); VM commands run as plain processes, without isolation`,
+    reason: `isolated VMs cannot run here (${problem}); VM commands run as plain processes, without isolation`,
   };
 }
 

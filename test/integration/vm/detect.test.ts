@@ -50,7 +50,7 @@ test('where no sandbox can start: auto falls back with a reason, bwrap is a usag
   assert.equal(auto.kind, 'process');
   assert.match(
     auto.reason,
-    /^bubblewrap cannot run here \(.+\); VM commands run as plain processes, without isolation$/,
+    /^isolated VMs cannot run here \(.+\); VM commands run as plain processes, without isolation$/,
   );
   assert.equal(refused.code, 'cannot_start');
   assert.equal(refused.exit, 2);
