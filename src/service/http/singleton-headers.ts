@@ -8,25 +8,28 @@
 import type { IncomingMessage } from 'node:http';
 import { ExectlError } from '../../errors.js';
 
-/** The singletons, by the spelling the refusal names. */
-const SINGLETONS = ['Host', 'Authorization'];
+/** The singletons: lower-case, and as the refusal spells them. */
+const SINGLETONS = [
+  { lower: 'host', name: 'Host' },
+  { lower: 'authorization', name: 'Authorization' },
+];
 
 /** A 400 naming the first header `req` repeats of {@link SINGLETONS}, or null when none is. */
 export function repeatedSingleton(req: Pick<IncomingMessage, 'rawHeaders'>): ExectlError | null {
-  // Counted without a set or a lower-cased copy of every name: this runs on every request.
-  const seen = [0, 0];
+  // Counted without a set, and a name lower-cased only when its length matches: this runs on
+  // every request.
+  const seen = SINGLETONS.map(() => 0);
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!;
     const which = SINGLETONS.findIndex(
-      (singleton) =>
-        name.length === singleton.length && name.toLowerCase() === singleton.toLowerCase(),
+      ({ lower }) => name.length === lower.length && name.toLowerCase() === lower,
     );
     if (which === -1) continue;
     if (++seen[which]! > 1) {
       return new ExectlError(
         'bad_request',
-        `the request has more than one ${SINGLETONS[which]} header: send exactly one`,
+        `the request has more than one ${SINGLETONS[which]!.name} header: send exactly one`,
       );
     }
   }

@@ -146,9 +146,11 @@ export class UpstreamPool {
 
   /** Closes the connections idle for longer than IDLE_MS; stops when none is left. */
   #sweep(now: number): void {
-    for (const idle of this.#idle.values()) {
+    for (const [key, idle] of this.#idle) {
       // Oldest first: the pool hands out the most recently idle ones.
       while (idle.length > 0 && now - idle[0]!.idleSince > IDLE_MS) idle.shift()!.socket.destroy();
+      // Emptied here or by takeIdle: gone, so that the sweeper stops once nothing is idle.
+      if (idle.length === 0) this.#idle.delete(key);
     }
     if (this.#idle.size > 0 || this.#sweeper === null) return;
     clearInterval(this.#sweeper);
