@@ -40,6 +40,7 @@ export const sshCommand: ServiceCommand = {
     const command = words.join(' ');
     const output: StreamOutput = {
       kind: 'stream',
+      vm: vm.name,
       start: async (sink) => {
         const { exitCode } = await ctx.deps.machines.exec(vm, command, {
           signal: ctx.signal,

@@ -205,6 +205,7 @@ function underDeadline(output: StreamOutput, deadline: Deadline): StreamOutput {
   const { piped } = output;
   return {
     kind: 'stream',
+    vm: output.vm,
     ...(piped === undefined
       ? {}
       : {

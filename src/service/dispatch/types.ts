@@ -133,6 +133,8 @@ export interface JsonOutput {
 export interface StreamOutput {
   kind: 'stream';
   start(sink: StreamSink): Promise<{ exitCode: number }>;
+  /** The VM the program runs in: a piped session's log line names it, as a VM session's does. */
+  readonly vm: string;
   /**
    * The same program with the client's standard input and a standard error of its own, as an
    * SSH session into the VM runs it (SPEC §6a): for a front end that can carry both (an SSH

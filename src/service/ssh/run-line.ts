@@ -7,7 +7,7 @@ import { lexCommandLine } from '../../shell-words.js';
 import { renderJson } from '../dispatch/render.js';
 import { renderText } from '../../text-views/generic.js';
 import { stopWhenAborted } from '../dispatch/stop.js';
-import { newLogEntry, runLogged } from '../request-log.js';
+import { newLogEntry, runLogged, type RequestLogEntry } from '../request-log.js';
 import type { SessionExit } from './channel-sink.js';
 import { sshPrincipal } from './principal.js';
 import type { ClientTerminal } from './shell-terminal.js';
@@ -89,7 +89,7 @@ export async function runCommandLine(
       entry,
       stopWhen: stopWhenAborted(signal),
     });
-    const outcome = await writeResult(result, sink, signal, terminal, pipes);
+    const outcome = await writeResult(result, sink, signal, terminal, pipes, entry);
     exit = outcome.exit;
     return outcome.status;
   };
@@ -107,12 +107,16 @@ async function writeResult(
   signal: AbortSignal,
   terminal: ClientTerminal | undefined,
   pipes: ClientPipes | undefined,
+  entry: RequestLogEntry,
 ): Promise<Outcome> {
   const { output } = result;
   if (output.kind === 'stream' && output.piped !== undefined && pipes !== undefined) {
+    // Logged as a session into the VM is (vm-session.ts): the VM, what ran, how it ended.
+    entry.session = { vm: output.vm, kind: 'exec', exit: null };
     const ended = await output.piped({ ...pipes, signal });
     const failed = ended.exitCode !== 0 || ended.signal !== undefined;
     const exit = ended.signal === undefined ? ended.exitCode : { signal: ended.signal };
+    entry.session.exit = ended.signal ?? ended.exitCode;
     return { exit, status: failed ? 422 : 200 };
   }
   // Nothing reads the client's input: it is thrown away as it comes, as it always was.

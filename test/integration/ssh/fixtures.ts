@@ -16,6 +16,7 @@ export const runUntilCancelled: CommandDefinition<ServiceDeps> = {
   mutates: false,
   run: async (ctx) => ({
     kind: 'stream',
+    vm: 'test',
     start: (sink) =>
       new Promise((_, reject) => {
         sink.write(Buffer.from('running\n'));

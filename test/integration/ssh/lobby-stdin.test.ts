@@ -158,12 +158,12 @@ test('lobby: a piped command has no deadline; with a pty (ssh -tt) it keeps it',
   assert.match(pty.stdout.toString(), /error: command timed out after 1s/);
 });
 
-test('lobby: the piped command is logged like a request: key, command, status', async () => {
+test('lobby: the piped command is logged like a VM session: key, command, VM, kind, exit', async () => {
   const from = h.logs.length;
   assert.equal((await ssh(['ssh', 'web', 'cat >/dev/null; exit 3'], Buffer.from('x'))).code, 3);
   const line = h.logs.slice(from).find((l) => l.includes('cmd="ssh"'));
   assert.ok(line, h.logs.slice(from).join('\n'));
-  assert.match(line, /via=ssh key=SHA256:\S+ cmd="ssh" status=422 /);
+  assert.match(line, /via=ssh key=SHA256:\S+ cmd="ssh" vm="web" kind=exec exit=3 status=422 /);
 });
 
 test('lobby: a paused VM refuses the piped command in one line, as before', async () => {

@@ -255,6 +255,7 @@ const tailCommand: CommandDefinition<TestDeps> = {
   async run(ctx) {
     return {
       kind: 'stream',
+      vm: 'test',
       start: (sink) =>
         new Promise((resolve) => {
           sink.write(Buffer.from('first\n'));
@@ -294,6 +295,7 @@ const pipedCommand: CommandDefinition<TestDeps> = {
   async run(ctx) {
     return {
       kind: 'stream',
+      vm: 'test',
       start: () => Promise.resolve({ exitCode: 0 }),
       piped: async (pipes) => {
         await new Promise((resolve) => setTimeout(resolve, 300));

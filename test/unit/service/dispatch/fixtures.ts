@@ -96,6 +96,7 @@ export const sshCommand: CommandDefinition<TestDeps> = {
     ctx.deps.log.push(`ssh ${vm}`);
     return {
       kind: 'stream',
+      vm: 'test',
       async start(sink) {
         sink.write(Buffer.from(`${vm}$ ${command.join(' ')}\n`));
         return { exitCode: command.length };
