@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { run } from '../../helpers/keys.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
-import { hostPidsWith, uniqueMarker } from '../vm/fixture.js';
+import { hostPidsWith, onlyHostSleeper, uniqueMarker } from '../vm/fixture.js';
 import { SizedPtyClient } from './vm-shell-client.js';
 
 const FAR = 4_000_000_000;
@@ -96,7 +96,7 @@ describe('interactive shell in a VM over SSH (bwrap)', () => {
     await first.run(`sleep ${background} > /dev/null 2>&1 & true`);
     first.type('exit\r');
     assert.equal(await first.exitCode(), 0);
-    assert.equal((await hostPidsWith(`sleep ${background}`)).length, 1);
+    await onlyHostSleeper(background);
 
     const second = client('ssh vm1');
     await second.waitFor(VM_PROMPT);
@@ -104,7 +104,7 @@ describe('interactive shell in a VM over SSH (bwrap)', () => {
     await waitUntil(async () => (await hostPidsWith(`sleep ${foreground}`)).length === 1);
     await second.stop();
     await waitUntil(async () => (await hostPidsWith(`sleep ${foreground}`)).length === 0);
-    assert.equal((await hostPidsWith(`sleep ${background}`)).length, 1);
+    await onlyHostSleeper(background);
 
     const restarted = await run('ssh', sshArgs('restart vm1'));
     assert.equal(restarted.code, 0, restarted.stderr);

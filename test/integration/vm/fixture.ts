@@ -1,5 +1,6 @@
 // A VM runtime in a temporary data folder, with helpers to run commands and to look at the
 // host's processes from outside the VMs.
+import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
@@ -97,21 +98,54 @@ export async function hostPidsWith(text: string): Promise<number[]> {
 }
 
 /**
+ * Host pids of the processes that run `sleep <marker>` themselves (argv[0] is `sleep`): not a
+ * shell still forking the job, whose command line may name the marker too.
+ */
+export async function hostSleepers(marker: string): Promise<number[]> {
+  return hostPidsWhere(marker, (argv) => argv[0] === 'sleep');
+}
+
+/**
  * The host pid of the `sleep <marker>` a VM started in the background. `ssh vm "setsid sleep
  * … &"` returns once the VM's shell has forked the job, which may not have exec'd sleep yet
  * (a loaded run once found no such process at all), so this polls, bounded, until the sleep
- * itself runs (its argv[0] is `sleep`, not the forked shell's or setsid's).
+ * itself runs.
  */
-export async function hostSleeper(marker: string): Promise<number> {
+export function hostSleeper(marker: string): Promise<number> {
+  return hostProcess(marker, (argv) => argv[0] === 'sleep');
+}
+
+/** {@link hostSleeper}, asserting that no other process runs `sleep <marker>` besides it. */
+export async function onlyHostSleeper(marker: string): Promise<number> {
+  const pid = await hostSleeper(marker);
+  assert.deepEqual(await hostSleepers(marker), [pid], `one process runs "sleep ${marker}"`);
+  return pid;
+}
+
+/**
+ * The host pid of the one process whose command line names `marker` and whose argv passes
+ * `is`, polled for (bounded, 30 s) since a job the VM started may still be forking.
+ */
+export async function hostProcess(
+  marker: string,
+  is: (argv: string[]) => boolean,
+): Promise<number> {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    for (const pid of await hostPidsWith(`sleep ${marker}`)) {
-      const raw = await readFile(`/proc/${pid}/cmdline`).catch(() => Buffer.alloc(0));
-      if (raw.toString('utf8').split('\0')[0] === 'sleep') return pid;
-    }
-    if (Date.now() > deadline) throw new Error(`no host process runs "sleep ${marker}" after 30 s`);
+    const [pid] = await hostPidsWhere(marker, is);
+    if (pid !== undefined) return pid;
+    if (Date.now() > deadline) throw new Error(`no host process runs "${marker}" after 30 s`);
     await sleep(50);
   }
+}
+
+async function hostPidsWhere(marker: string, is: (argv: string[]) => boolean): Promise<number[]> {
+  const found: number[] = [];
+  for (const pid of await hostPidsWith(marker)) {
+    const raw = await readFile(`/proc/${pid}/cmdline`).catch(() => Buffer.alloc(0));
+    if (is(raw.toString('utf8').split('\0'))) found.push(pid);
+  }
+  return found;
 }
 
 /**

@@ -8,6 +8,7 @@ import type { RuntimeKind } from '../../../src/service/vm/index.js';
 import {
   fileOnHost,
   hostPidsWith,
+  onlyHostSleeper,
   openVmFixture,
   uniqueMarker,
   type VmFixture,
@@ -39,8 +40,8 @@ for (const kind of ['bwrap', 'process'] satisfies RuntimeKind[]) {
       const [detached, nohup] = [uniqueMarker(), uniqueMarker()];
       await fx.run(vm, `setsid sleep ${detached} > /dev/null 2>&1 & nohup sleep ${nohup} &`);
       await fx.run(vm, 'true');
-      assert.equal((await hostPidsWith(`sleep ${detached}`)).length, 1);
-      assert.equal((await hostPidsWith(`sleep ${nohup}`)).length, 1);
+      await onlyHostSleeper(detached);
+      await onlyHostSleeper(nohup);
       await fx.runtime.restart(vm);
       assert.deepEqual(await hostPidsWith(`sleep ${detached}`), []);
       assert.deepEqual(await hostPidsWith(`sleep ${nohup}`), []);
@@ -56,7 +57,7 @@ for (const kind of ['bwrap', 'process'] satisfies RuntimeKind[]) {
       await fx.runtime.remove(doomed);
       assert.equal(existsSync(doomed.diskDir), false);
       assert.deepEqual(await hostPidsWith(`sleep ${mine}`), []);
-      assert.equal((await hostPidsWith(`sleep ${theirs}`)).length, 1);
+      await onlyHostSleeper(theirs);
       await assert.rejects(fx.run(doomed, 'true'), /does not exist/);
       await fx.runtime.remove(neighbour);
       assert.deepEqual(await hostPidsWith(`sleep ${theirs}`), []);

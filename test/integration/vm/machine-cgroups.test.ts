@@ -6,7 +6,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import type { VmSpec } from '../../../src/service/vm/index.js';
-import { hostPidsWith, openVmFixture, uniqueMarker, type VmFixture } from './fixture.js';
+import {
+  hostPidsWith,
+  hostSleeper,
+  openVmFixture,
+  uniqueMarker,
+  type VmFixture,
+} from './fixture.js';
 
 describe('machine VMs: a command runs in its VM’s cgroups', () => {
   let fx: VmFixture;
@@ -24,8 +30,7 @@ describe('machine VMs: a command runs in its VM’s cgroups', () => {
       vm,
       `cat /proc/self/cgroup; setsid sleep ${marker} > /dev/null 2>&1 &`,
     );
-    const [sleeper] = await hostPidsWith(`sleep ${marker}`);
-    assert.ok(sleeper !== undefined);
+    const sleeper = await hostSleeper(marker);
     const status = await readFile(`/proc/${sleeper}/status`, 'utf8');
     const init = Number(/^PPid:\s+(\d+)$/m.exec(status)![1]);
     const initCgroups = await readFile(`/proc/${init}/cgroup`, 'utf8');

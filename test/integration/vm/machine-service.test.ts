@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { curl, FAR, freePort } from '../proxy/fixture.js';
 import type { GeneratedKey } from '../../helpers/keys.js';
 import { startTestService, type TestService } from '../../helpers/service.js';
-import { hostPidsWith, uniqueMarker } from './fixture.js';
+import { hostProcess, uniqueMarker } from './fixture.js';
 
 const CMDS = ['new', 'ssh', 'stat', 'resize', 'pause', 'resume', 'share port', 'share set-public'];
 const CMDS_JSON = JSON.stringify([...CMDS, 'ssh-key add', 'share add', 'rm']);
@@ -150,7 +150,11 @@ describe('machine VMs through the service (as root)', () => {
     await ok(
       `ssh alpha "setsid sh -c 'i=0; while :; do i=$((i+1)); echo $i > /tmp/count; sleep 0.05; done; : ${marker}' > /dev/null 2>&1 &"`,
     );
-    const [pid] = await hostPidsWith(marker);
+    // The loop's own shell (argv `sh -c 'i=0; …'`), not one still forking it: it lives on.
+    const pid = await hostProcess(
+      marker,
+      (argv) => argv[0] === 'sh' && argv[2]?.startsWith('i=0;') === true,
+    );
     const count = async () => Number(await readFile(`/proc/${pid}/root/tmp/count`, 'utf8'));
     await sleep(200);
     assert.deepEqual(JSON.parse(await ok('pause alpha')), { vm_name: 'alpha', status: 'paused' });

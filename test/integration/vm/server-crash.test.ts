@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { createTempDir, type TempDir } from '../../helpers/tmp.js';
-import { hostPidsWith, uniqueMarker } from './fixture.js';
+import { hostPidsWith, onlyHostSleeper, uniqueMarker } from './fixture.js';
 
 let dir: TempDir;
 let server: ChildProcess | undefined;
@@ -39,7 +39,7 @@ test('the VMs of a server killed with SIGKILL die with it', async () => {
   const exited = once(server, 'exit');
   const [line] = (await once(server.stdout!, 'data')) as [Buffer];
   assert.equal(line.toString(), 'ready\n');
-  assert.equal((await hostPidsWith(`sleep ${marker}`)).length, 1);
+  await onlyHostSleeper(marker);
 
   server.kill('SIGKILL');
   await exited;

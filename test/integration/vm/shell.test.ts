@@ -5,7 +5,13 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import type { PtySpec, RuntimeKind, ShellSession, VmSpec } from '../../../src/service/vm/index.js';
-import { hostPidsWith, openVmFixture, uniqueMarker, type VmFixture } from './fixture.js';
+import {
+  hostPidsWith,
+  onlyHostSleeper,
+  openVmFixture,
+  uniqueMarker,
+  type VmFixture,
+} from './fixture.js';
 
 /** How long to wait for expected output before failing (a bound, not a timing assertion). */
 const WAIT_MS = 15_000;
@@ -163,7 +169,7 @@ for (const kind of ['bwrap', 'process'] satisfies RuntimeKind[]) {
       await s.run(`sleep ${marker} > /dev/null 2>&1 & true`);
       s.type('exit\r');
       assert.equal((await s.session.exited).exitCode, 0);
-      assert.equal((await hostPidsWith(`sleep ${marker}`)).length, 1);
+      await onlyHostSleeper(marker);
       await fx.runtime.restart(vm);
       assert.deepEqual(await hostPidsWith(`sleep ${marker}`), []);
     });
@@ -179,7 +185,7 @@ for (const kind of ['bwrap', 'process'] satisfies RuntimeKind[]) {
       const ended = await s.session.exited;
       assert.equal(ended.aborted, true);
       await waitUntil(async () => (await hostPidsWith(`sleep ${foreground}`)).length === 0);
-      assert.equal((await hostPidsWith(`sleep ${survivor}`)).length, 1);
+      await onlyHostSleeper(survivor);
       await fx.runtime.restart(vm);
       assert.deepEqual(await hostPidsWith(`sleep ${survivor}`), []);
     });
