@@ -153,13 +153,15 @@ describe('bash', () => {
 });
 
 describe('a server that is down', () => {
-  test('completion prints nothing, exits 0, within 2 s', async () => {
+  // The bound is on waiting for the server (a TCP timeout would be minutes), not a speed:
+  // node's own start is in it, slow on a loaded machine.
+  test('completion prints nothing, exits 0, without waiting', async () => {
     const down = 'http://127.0.0.1:9'; // discard port: nothing listens
     const started = Date.now();
     const direct = await exectl(['__complete', 'ssh', ''], { home, env: { EXECTL_URL: down } });
     const elapsed = Date.now() - started;
     assert.deepEqual([direct.code, direct.stderr, direct.stdout], [0, '', 'words\n']);
-    assert.ok(elapsed < 2000, `took ${elapsed} ms`);
+    assert.ok(elapsed < 10_000, `took ${elapsed} ms`);
     const run = await exectl(['__complete', 'run', 'ssh-k'], { home, env: { EXECTL_URL: down } });
     assert.deepEqual([run.code, run.stderr, run.stdout], [0, '', 'words\n']);
     assert.deepEqual(await bashOffers(['ssh', 'web'], down), []);

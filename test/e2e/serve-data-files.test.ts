@@ -29,18 +29,17 @@ const LISTEN = [
 ];
 
 /**
- * `exectl serve --data data`, which must fail at once; asserts it ended within 2 s (a hang is
- * killed after 5 s).
+ * `exectl serve --data data`, which must fail rather than serve: a serve that started would
+ * never end, and is killed after 10 s (exit 137, asserted against; the bound is on hanging, not
+ * a speed: node's own start is in it, slow on a loaded machine).
  */
 async function failingServe(data: string, wrap: readonly string[] = []): Promise<CliResult> {
-  const started = Date.now();
   const result = await exectl(['serve', '--data', data, ...LISTEN, '--ssh-listen', 'off'], {
     home: dir.path,
     env: userEnv(dir.path),
-    wrap: ['timeout', '-s', 'KILL', '5', ...wrap],
+    wrap: ['timeout', '-s', 'KILL', '10', ...wrap],
   });
-  const took = Date.now() - started;
-  assert.ok(took < 2000, `took ${took} ms: ${result.stderr}`);
+  assert.notEqual(result.code, 137, `killed after 10 s: ${result.stderr}`);
   return result;
 }
 
