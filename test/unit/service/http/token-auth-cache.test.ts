@@ -219,7 +219,12 @@ test('a connection refused for its failures gets 429 without verification until 
 });
 
 test('out of failures, only tokens that need a signature check wait for a turn', async () => {
-  const auth = new TokenAuthenticator(store, Date.now, { failureRate: FAILURES });
+  // Still until the burst is spent (a 100 ms stall in it would refill a turn), then real time,
+  // on which the waiting turn comes.
+  let stopped: number | undefined = Date.now();
+  const auth = new TokenAuthenticator(store, () => stopped ?? Date.now(), {
+    failureRate: FAILURES,
+  });
   const from = () => Object.assign(new EventEmitter(), { remoteAddress: '10.0.0.4' });
   const bad = await Promise.all([41, 42, 43].map(async (n) => tampered(await token(n))));
   const valid = await token(44);
@@ -247,6 +252,7 @@ test('out of failures, only tokens that need a signature check wait for a turn',
   const connection = from();
   const turn = auth.turnToVerify(unseen[TURNS_PER_SECOND]!, NS, connection);
   assert.ok(turn instanceof Promise);
+  stopped = undefined;
   await turn;
   // At its turn, a valid token passes whatever the address failed.
   const caller = auth.authenticate(unseen[TURNS_PER_SECOND]!, NS, connection);

@@ -10,8 +10,19 @@ import {
 
 const refusal = () => new Error('refused');
 
+/**
+ * A clock that stands still until `go()`, then follows real time: a burst taken on it is one
+ * instant however long the process is descheduled in it (100 ms would refill a turn), and the
+ * turns given later come on real timers.
+ */
+function standingClock() {
+  let stopped: number | undefined = Date.now();
+  return { now: () => stopped ?? Date.now(), go: () => (stopped = undefined) };
+}
+
 test('a burst of turns at once, then the rest in the order they came', async () => {
-  const turns = new VerificationTurns();
+  const clock = standingClock();
+  const turns = new VerificationTurns(clock.now);
   for (let i = 0; i < TURNS_PER_SECOND; i++) {
     assert.equal(turns.turn('a', new EventEmitter(), refusal), null, `turn ${i}`);
   }
@@ -22,12 +33,14 @@ test('a burst of turns at once, then the rest in the order they came', async () 
     turns.turn('a', new EventEmitter(), refusal)!.then(() => order.push(n)),
   );
   assert.deepEqual(order, []);
+  clock.go();
   await Promise.all(waiting);
   assert.deepEqual(order, [0, 1, 2]);
 });
 
 test('one waiter per connection; a connection that closes leaves its place to the next', async () => {
-  const turns = new VerificationTurns();
+  const clock = standingClock();
+  const turns = new VerificationTurns(clock.now);
   for (let i = 0; i < TURNS_PER_SECOND; i++) turns.turn('a', new EventEmitter(), refusal);
   const [first, second] = [new EventEmitter(), new EventEmitter()];
   const outcomes: string[] = [];
@@ -39,6 +52,7 @@ test('one waiter per connection; a connection that closes leaves its place to th
   const one = track('first', turns.turn('a', first, refusal));
   const pipelined = track('pipelined', turns.turn('a', first, refusal));
   const two = track('second', turns.turn('a', second, refusal));
+  clock.go();
   await pipelined;
   assert.deepEqual(outcomes, ['pipelined refused']);
   first.emit('close');
