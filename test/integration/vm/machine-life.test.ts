@@ -180,10 +180,11 @@ describe('machine VMs live on (as root)', () => {
     await ok('rm brittle');
   });
 
-  test('a 40 s setup script: new answers within 26 s with creating, stat later says running, the log holds the output', async () => {
+  test('a 40 s setup script: new answers before the 30 s deadline with creating, stat later says running, the log holds the output', async () => {
     const started = Date.now();
     const made = await json("new --name slowly --setup-script 'echo begun; sleep 40; echo ended'");
-    assert.ok(Date.now() - started < 26_000, `new took ${Date.now() - started} ms`);
+    // The server waits 25 s by design; the rest is slack for a loaded machine.
+    assert.ok(Date.now() - started < 29_000, `new took ${Date.now() - started} ms`);
     assert.equal(made.status, 'creating');
     assert.deepEqual((await json('stat slowly')).setup, { status: 'running', last_line: null });
     await eventually(
