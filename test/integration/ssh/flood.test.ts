@@ -105,8 +105,15 @@ test('ssh -T: commands whose output nobody reads stop running until it is read',
       if (written !== progress.written) progress = { written, at: Date.now() };
       return Date.now() - progress.at > 1000 || Date.now() > deadline;
     });
-    const stalled = helps();
-    // Nothing reads, so nothing more may run: give the server time to show it would.
+    // The client's pipe can also stall for a while when ssh itself is starved of CPU: lines it
+    // held may still reach the server and run. So the server's own count must first stand
+    // still for 3 s (bounded by the deadline)...
+    let stalled = helps();
+    for (let still = Date.now(); Date.now() - still < 3_000 && Date.now() < deadline;) {
+      await sleep(100);
+      if (helps() !== stalled) [stalled, still] = [helps(), Date.now()];
+    }
+    // ...and then nothing reads, so nothing more may run: give the server time to show it would.
     for (let i = 0; i < 20 && helps() === stalled; i++) await sleep(100);
     const later = helps();
     await killed(client);
