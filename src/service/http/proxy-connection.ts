@@ -2,6 +2,7 @@
 // each one is handed to `serve` in turn (which checks and forwards it), pipelined ones wait.
 // The listener gives every connection here first; one whose first request is not for a VM goes
 // back to node:http untouched (`handBack`, with every byte read so far).
+import { maxHeaderSize } from 'node:http';
 import type { Socket } from 'node:net';
 import { refusalBytes } from './error-funnel.js';
 import { createParser, headerMap, MAX_HEADER_PAIRS, type ParsedHead } from './http-parser.js';
@@ -22,6 +23,13 @@ export interface ConnectionOptions {
 /** Bytes of bodies read ahead of their request's turn before the connection stops reading. */
 const READ_AHEAD = 64 * 1024;
 
+/**
+ * Bytes kept for node:http before the first head is whole. llhttp refuses a head past node's
+ * header limit, but skips blank lines before a request without counting them: a client sending
+ * only CRLF would otherwise make the server keep all it sends until the head timeout.
+ */
+const BEFORE_FIRST_HEAD = 2 * maxHeaderSize;
+
 /** The state of one connection, as the listener's timeouts read it (proxy-connections.ts). */
 export interface ProxyConnection {
   /** When the head being read began (or the connection opened), null when none is. */
@@ -36,6 +44,7 @@ export interface ProxyConnection {
 /** Serves `socket` as a VM proxy connection until it closes or goes back to node:http. */
 export function serveConnection(socket: Socket, options: ConnectionOptions): ProxyConnection {
   let read: Buffer[] | null = []; // until the first head decides who serves the connection
+  let readBytes = 0;
   let handedBack = false;
   const queue: ProxiedRequest[] = [];
   let parsing: ProxiedRequest | null = null;
@@ -174,7 +183,10 @@ export function serveConnection(socket: Socket, options: ConnectionOptions): Pro
       return;
     }
     if (broken) return;
-    if (read !== null) read.push(chunk);
+    if (read !== null) {
+      read.push(chunk);
+      readBytes += chunk.length;
+    }
     if (state.idleSince !== null) {
       state.idleSince = null;
       state.headSince = Date.now();
@@ -189,6 +201,10 @@ export function serveConnection(socket: Socket, options: ConnectionOptions): Pro
       return options.handBack(socket, read!);
     }
     if (typeof parsed !== 'number') return failed(parsed.code);
+    if (read !== null && readBytes > BEFORE_FIRST_HEAD) {
+      read = null;
+      return refuse(400);
+    }
     if (queue.length > 0 && !queue[0]!.started) void next();
     if (upgrading) {
       // An upgrade request ends the HTTP framing: what follows waits for the VM's answer.

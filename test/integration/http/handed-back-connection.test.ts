@@ -106,6 +106,33 @@ function suite(name: string, open: (svc: TestService) => Promise<Socket>, tls: b
       );
       socket.destroy();
     });
+
+    test('blank lines before the first head: a few are skipped, as node:http does', async () => {
+      const socket = await open(svc);
+      const first = answers(socket, 1);
+      socket.write('\r\n\r\n\n' + HEALTH(new URL(svc.url).host));
+      assert.equal((await first)[0]!.status, 200);
+      socket.destroy();
+    });
+
+    test('only blank lines, on and on: 400 and closed once past twice the header limit, not kept until the head timeout', async () => {
+      const socket = await open(svc);
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+      socket.on('error', () => {}); // writes after the close
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      const blank = Buffer.from('\r\n'.repeat(8 * 1024)); // 16 KiB a write
+      let sent = 0;
+      while (!socket.destroyed && !socket.writableEnded && sent < 64 * 2 ** 20 && text === '') {
+        if (!socket.write(blank)) {
+          await Promise.race([new Promise((resolve) => socket.once('drain', resolve)), closed]);
+        }
+        sent += blank.length;
+      }
+      await closed;
+      assert.match(text, /^HTTP\/1\.1 400 Bad Request\r\n/);
+      assert.ok(sent < 64 * 2 ** 20, `${sent} bytes sent and the connection still open`);
+    });
   });
 }
 
