@@ -4,6 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { openSync, readlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -65,7 +66,16 @@ test('a listener made inside takes the connections made inside, and the host por
 });
 
 test('its helper ends once idle; a later ask starts another', async () => {
-  const helpers = () => hostPidsWith('netns-door.cjs: run by node inside');
+  // This namespace's helpers only: VMs of test files running beside this one have their own.
+  const ours = readlinkSync(`/proc/${holder.pid}/ns/net`);
+  const helpers = async () =>
+    (await hostPidsWith('netns-door.cjs: run by node inside')).filter((pid) => {
+      try {
+        return readlinkSync(`/proc/${pid}/ns/net`) === ours;
+      } catch {
+        return false; // gone meanwhile
+      }
+    });
   const inside = await door.listen('127.0.0.1', 8000);
   inside.on('connection', (socket) => socket.end('again\n'));
   try {
@@ -122,5 +132,59 @@ test('listeners made at the start take connections at once; those waiting are th
     }
   } finally {
     fresh.close();
+  }
+});
+
+test('a helper ended as the next one starts fails none of the next one’s asks', async () => {
+  const inside = await door.listen('127.0.0.1', 8200);
+  inside.on('connection', (socket) => socket.end('next\n'));
+  try {
+    for (let i = 0; i < 3; i++) {
+      // The idle end of one helper (its exit comes a moment later) and a new ask at once.
+      door.rest();
+      assert.equal(await firstLine(await door.connect(8200)), 'next\n');
+    }
+  } finally {
+    inside.close();
+  }
+});
+
+test('a connection handed over after its ask timed out is closed, not kept', async () => {
+  const slow = new NetnsDoor('nsenter', 'perl', openSync(`/proc/${holder.pid}/ns/net`, 'r'), 300);
+  const inside = await door.listen('127.0.0.1', 8300);
+  const accepted: Promise<true>[] = [];
+  inside.on('connection', (socket) => {
+    socket.resume();
+    accepted.push(new Promise((resolve) => socket.once('close', () => resolve(true))));
+  });
+  // The VM holds the connection back: its first SYN is dropped, the kernel tries again 1 s later.
+  const nft = async (script: string) => {
+    const child = spawn('nsenter', [`--net=/proc/${holder.pid}/ns/net`, '--', 'nft', '-f', '-'], {
+      stdio: ['pipe', 'inherit', 'inherit'],
+    });
+    child.stdin!.end(script);
+    const [code] = (await once(child, 'exit')) as [number];
+    assert.equal(code, 0, `nft ${script}`);
+  };
+  const table = [
+    'table inet hold {',
+    '  chain in {',
+    '    type filter hook input priority 0; policy accept;',
+    '    tcp dport 8300 tcp flags & (syn | ack) == syn drop',
+    '  }',
+    '}',
+  ].join('\n');
+  try {
+    await nft(table);
+    await assert.rejects(slow.connect(8300), { code: 'ETIMEDOUT' });
+    await nft('delete table inet hold');
+    // The retried SYN gets through: the helper connects and hands the socket over late.
+    for (let i = 0; i < 500 && accepted.length === 0; i++) await sleep(10);
+    assert.equal(accepted.length, 1, 'the late connection was made');
+    const closed = await Promise.race([accepted[0]!, sleep(10_000, false)]);
+    assert.equal(closed, true, 'the server let the late connection go');
+  } finally {
+    slow.close();
+    inside.close();
   }
 });

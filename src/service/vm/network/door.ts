@@ -6,7 +6,7 @@
 // and ended once it has been idle a moment: an idle VM keeps no door process. At boot a perl
 // prelude (scripts/netns-listen.pl) makes the VM's listeners before node has started.
 import { closeSync } from 'node:fs';
-import type { Server, Socket } from 'node:net';
+import { Server, Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { DEFAULT_PATH, spawnHost, type ChildProcess } from '../process/index.js';
 import { scriptText } from '../scripts/index.js';
@@ -17,7 +17,8 @@ const IDLE_MS = 3_000;
 const ASK_TIMEOUT_MS = 15_000;
 
 type Answer = { id: number; error?: string };
-type Waiter = { settle(answer: Answer, handle: unknown): void };
+/** An ask waiting for its answer from the helper it was sent to. */
+type Waiter = { helper: ChildProcess; settle(answer: Answer, handle: unknown): void };
 
 /** A connection or listener the helper could not make: `code` is its errno name. */
 function doorError(code: string, what: string): NodeJS.ErrnoException {
@@ -42,6 +43,8 @@ export class NetnsDoor {
      * Closed by {@link close}.
      */
     private readonly netns: number,
+    /** How long an ask may take before it fails with `ETIMEDOUT` (shorter in tests). */
+    private readonly askTimeoutMs = ASK_TIMEOUT_MS,
   ) {}
 
   /** A TCP connection to `port` on the VM's own loopback (`ECONNREFUSED` when nothing listens). */
@@ -92,7 +95,10 @@ export class NetnsDoor {
     clearTimeout(this.idle);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => settle({ id, error: 'ETIMEDOUT' }, undefined), ASK_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => settle({ id, error: 'ETIMEDOUT' }, undefined),
+        this.askTimeoutMs,
+      );
       const settle = (answer: Answer, handle: unknown) => {
         clearTimeout(timer);
         this.waiting.delete(id);
@@ -102,7 +108,7 @@ export class NetnsDoor {
         if (answer.error === undefined && handle !== undefined) resolve(handle);
         else reject(doorError(answer.error ?? 'EIO', what));
       };
-      this.waiting.set(id, { settle });
+      this.waiting.set(id, { helper, settle });
       helper.send({ ...message, id }, (err: Error | null) => {
         if (err !== null) settle({ id, error: 'EPIPE' }, undefined);
       });
@@ -126,14 +132,20 @@ export class NetnsDoor {
       env: { PATH: DEFAULT_PATH },
       stdio: ['ignore', early.length === 0 ? 'ignore' : 'pipe', 'ignore', 'ipc', this.netns],
     });
-    helper.on('message', (answer: Answer, handle: unknown) =>
-      this.waiting.get(answer.id)?.settle(answer, handle),
-    );
-    // A helper that could not start or died fails what it was asked; the next ask starts another.
+    helper.on('message', (answer: Answer, handle: unknown) => {
+      const waiter = this.waiting.get(answer.id);
+      if (waiter?.helper === helper) return waiter.settle(answer, handle);
+      // An answer after its ask timed out (a connect the VM held back): nobody takes the
+      // socket, so it is let go here, or each one would hold a descriptor of the server.
+      letGo(handle);
+    });
+    // A helper that could not start or died fails what it was asked (and nothing asked of the
+    // one started after it); the next ask starts another.
     const gone = () => {
       if (this.helper === helper) this.helper = null;
-      for (const [id, waiter] of [...this.waiting])
-        waiter.settle({ id, error: 'EPIPE' }, undefined);
+      for (const [id, waiter] of [...this.waiting]) {
+        if (waiter.helper === helper) waiter.settle({ id, error: 'EPIPE' }, undefined);
+      }
     };
     helper.once('error', gone);
     helper.once('exit', gone);
@@ -150,6 +162,12 @@ export class NetnsDoor {
     if (helper.connected) helper.disconnect();
     helper.kill('SIGKILL');
   }
+}
+
+/** Closes a socket or listener the helper handed over that no ask takes. */
+function letGo(handle: unknown): void {
+  if (handle instanceof Socket) handle.destroy();
+  else if (handle instanceof Server) handle.close();
 }
 
 /** The first line `stream` gives ('' when it ends or `timeoutMs` passes first). */
