@@ -17,17 +17,8 @@ import type { DetectedRuntime, ExecOptions, ExecResult, VmRef, VmSpec } from './
 import type { InboundListener } from './network/index.js';
 import { OpenSessions } from './open-sessions.js';
 import { runtimeSession } from './runtime-session.js';
+import { closing, pausedError, refuseIfPaused } from './vm-refusals.js';
 import { vmClientKey } from '../rules/client-address.js';
-
-// The stored status decides: a VM paused before a server restart stays paused (its processes
-// ended with the server) until its owner resumes it.
-function refuseIfPaused(vm: VmRecord): void {
-  if (vm.status === 'paused') throw pausedError(vm);
-}
-
-function pausedError(vm: VmRecord) {
-  return commandFailed(`vm "${vm.name}" is paused`, { hint: `resume it with "resume ${vm.name}"` });
-}
 
 /** The server listeners that machine VMs see inside at their host addresses. */
 type InboundName = 'http' | 'reflection';
@@ -181,14 +172,16 @@ export async function startVmMachines({
       bootInBackground(to);
     },
     async restart(vm) {
-      sessions.hangUp(vm.id, new Error(`vm "${vm.name}" was restarted`));
-      await runtime.restart(spec(vm));
+      await sessions.closeDuring(vm.id, closing(vm, 'restarted', 'restarting'), () =>
+        runtime.restart(spec(vm)),
+      );
       store.setStatus(vm.id, 'running');
     },
     async remove(vm) {
-      sessions.hangUp(vm.id, new Error(`vm "${vm.name}" was removed`));
-      await jobs.stop(vm.id, 'the VM was removed');
-      await runtime.remove(spec(vm));
+      await sessions.closeDuring(vm.id, closing(vm, 'removed', 'being removed'), async () => {
+        await jobs.stop(vm.id, 'the VM was removed');
+        await runtime.remove(spec(vm));
+      });
     },
     async exec(vm, command, options) {
       refuseIfPaused(vm);
@@ -202,8 +195,9 @@ export async function startVmMachines({
       return { resize: () => {}, exited };
     },
     session(vm, options) {
-      if (vm.status === 'paused') {
-        const exited = Promise.reject(pausedError(vm));
+      const refusal = vm.status === 'paused' ? pausedError(vm) : sessions.refusal(vm.id);
+      if (refusal !== undefined) {
+        const exited = Promise.reject(refusal);
         exited.catch(() => {});
         return { resize: () => {}, exited };
       }

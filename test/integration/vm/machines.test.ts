@@ -1,9 +1,11 @@
 // startVmMachines: stored VM records on a real SQLite store, run by a real runtime.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
 import type { ServiceEndpoints } from '../../../src/service/deps.js';
 import { openStore, type Store, type VmRecord } from '../../../src/service/store/index.js';
 import { reflectionUrlOf } from '../../../src/service/reflection/urls.js';
@@ -98,6 +100,37 @@ for (const kind of ['bwrap', 'process'] satisfies RuntimeKind[]) {
       });
       assert.equal(existsSync(join(dir.path, 'data', 'vms', String(vm.id))), false);
       assert.equal(store.getVm(vm.id)?.status, 'creating');
+    });
+
+    test('while restart or rm runs, the VM refuses new sessions: none can outlive it', async () => {
+      const vm = newRecord('closing', null);
+      await machines.create(vm, deadline());
+      const output = new PassThrough();
+      const sessionNow = (name: string) =>
+        machines.session(store.getVm(vm.id)!, {
+          program: { kind: 'exec', command: `echo ${name}; sleep 30` },
+          signal: deadline(),
+          input: Readable.from([]),
+          output,
+          errors: new PassThrough(),
+        }).exited;
+      const restarting = machines.restart(vm);
+      await assert.rejects(sessionNow('restart'), {
+        code: 'command_failed',
+        message: 'vm "closing" is restarting',
+      });
+      await restarting;
+      // Over once it is done.
+      const after = sessionNow('after');
+      assert.equal(String(await once(output, 'data')), 'after\n');
+      const removing = machines.remove(vm);
+      await assert.rejects(sessionNow('rm'), {
+        code: 'command_failed',
+        message: 'vm "closing" is being removed',
+      });
+      await removing;
+      // The one opened before rm was hung up by it.
+      assert.equal((await after).aborted, true);
     });
   });
 }

@@ -1,0 +1,24 @@
+// Why a VM refuses a command or a session: it is paused, or being removed or restarted.
+import { commandFailed } from '../../errors.js';
+import type { VmRecord } from '../store/index.js';
+
+/**
+ * Throws the refusal of a paused VM. The stored status decides: a VM paused before a server
+ * restart stays paused (its processes ended with the server) until its owner resumes it.
+ */
+export function refuseIfPaused(vm: VmRecord): void {
+  if (vm.status === 'paused') throw pausedError(vm);
+}
+
+/** The refusal of a paused VM's commands and sessions. */
+export function pausedError(vm: VmRecord) {
+  return commandFailed(`vm "${vm.name}" is paused`, { hint: `resume it with "resume ${vm.name}"` });
+}
+
+/** How `rm` or `restart` hangs up a VM's sessions, and refuses new ones while it runs. */
+export function closing(vm: VmRecord, done: string, under: string) {
+  return {
+    hangUp: new Error(`vm "${vm.name}" was ${done}`),
+    refusal: commandFailed(`vm "${vm.name}" is ${under}`, { hint: 'try again in a moment' }),
+  };
+}
