@@ -5,6 +5,9 @@ import { Terminal } from '@xterm/xterm';
 import { announce, field, fill, h } from './dom.js';
 import type { Section } from './main.js';
 
+/** The largest frame the server takes from the page (dashboard/terminal.ts MAX_FRAME). */
+const FRAME_BYTES = 64 * 1024;
+
 export const showTerminal: Section = (main, _open, vm) => {
   const name = field('VM', { name: 'vm', value: vm ?? '' });
   const box = h('div', { id: 'terminal', role: 'region', 'aria-label': 'Terminal' });
@@ -52,7 +55,12 @@ function connect(box: HTMLElement, vm: string): () => void {
     );
   };
   term.onData((data) => {
-    if (ws.readyState === WebSocket.OPEN) ws.send(encoder.encode(data));
+    if (ws.readyState !== WebSocket.OPEN) return;
+    // A paste goes in frames the server takes (64 KiB at most each; a larger one closes it).
+    const bytes = encoder.encode(data);
+    for (let at = 0; at < bytes.length; at += FRAME_BYTES) {
+      ws.send(bytes.subarray(at, at + FRAME_BYTES));
+    }
   });
   term.onResize(({ cols, rows }) => {
     if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'resize', cols, rows }));

@@ -70,9 +70,16 @@ export function createTerminalUpgrade(options: TerminalOptions) {
           throw commandFailed('the terminal opens a shell in a VM: give only its name');
         }
         const output = result.output;
-        const ws = await new Promise<WebSocket>((resolve) =>
-          sockets.handleUpgrade(req, socket, head, resolve),
-        );
+        // ws answers a handshake it refuses (400) and closes the socket without calling back;
+        // the socket's close (that, or a page gone meanwhile) ends the request then.
+        const ws = await new Promise<WebSocket>((resolve, reject) => {
+          const gone = () => reject(new Error('the handshake ended without a terminal'));
+          socket.once('close', gone);
+          sockets.handleUpgrade(req, socket, head, (opened) => {
+            socket.removeListener('close', gone);
+            resolve(opened);
+          });
+        });
         const size = { cols: sizeOf(query.get('cols'), 80), rows: sizeOf(query.get('rows'), 24) };
         return await runShell(ws, output, size, hangUp, stopShell);
       } finally {
@@ -93,6 +100,10 @@ async function runShell(
   hangUp: AbortController,
   stopShell: () => void,
 ): Promise<number> {
+  // A frame past MAX_FRAME, bad UTF-8 or a broken frame: ws closes the socket with its code
+  // (1009, 1007, 1002) and emits 'error', which unheard would end the server. The shell goes
+  // with the terminal.
+  ws.on('error', stopShell);
   const input = new PassThrough({ highWaterMark: MAX_FRAME });
   const screen = new Writable({
     highWaterMark: OUTPUT_BUFFER,

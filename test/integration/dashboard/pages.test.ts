@@ -92,6 +92,29 @@ describe('the dashboard in a browser', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
+  test('a paste larger than a WebSocket frame reaches the shell whole', async () => {
+    const screen = page.locator('#terminal .xterm-rows');
+    await page.keyboard.type('stty -echo; cat > /tmp/pasted; stty echo\n');
+    // 2,000 lines of 64 bytes: 128,000 bytes in one paste, two frames and a bit.
+    const lines = Array.from(
+      { length: 2000 },
+      (_, i) => `${String(i).padStart(4, '0')} ${'x'.repeat(58)}\n`,
+    );
+    // As the browser delivers a paste (Ctrl+V): one paste event on xterm's textarea.
+    await page.evaluate(`(() => {
+      const data = new DataTransfer();
+      data.setData('text/plain', ${JSON.stringify(lines.join(''))});
+      const area = document.querySelector('#terminal textarea');
+      area.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true }));
+    })()`);
+    await page.keyboard.press('Control+D');
+    await page.keyboard.type('wc -c < /tmp/pasted\n');
+    await screen
+      .getByText(/^128000\s*$/)
+      .first()
+      .waitFor(WAIT);
+  });
+
   test('pause, resume, resize and cp through the page change what ls and stat say', async () => {
     await page.getByRole('button', { name: 'VMs', exact: true }).click();
     await page.getByRole('button', { name: 'Details of web' }).click();

@@ -6,6 +6,8 @@
 // dashboard: every /_/ path answered 404.)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import { parsePublicKey } from '../../../src/token/keys.js';
 import { generateKey } from '../../helpers/keys.js';
@@ -138,6 +140,55 @@ describe('dashboard security (SPEC §11)', () => {
     assert.equal(await refusal({ Cookie: cookie }, svc.url), 422);
   });
 
+  test('a terminal frame past 64 KiB closes that terminal; the server goes on', async () => {
+    const cookie = await signIn(svc, await askForLink(svc));
+    const made = await raw(svc, 'POST', '/_/api/exec', fromPage(svc, cookie), 'new --name big');
+    assert.equal(made.status, 200, made.body);
+    const from = svc.logs.length;
+    const ws = new WebSocket(`${svc.url.replace('http', 'ws')}/_/api/terminal?vm=big`, {
+      headers: { Cookie: cookie },
+      origin: svc.url,
+    });
+    ws.on('error', () => {});
+    await once(ws, 'open');
+    // An error nothing hears is an uncaught exception: `exectl serve` would end with it.
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown) => uncaught.push(err);
+    process.on('uncaughtException', onUncaught);
+    const closed = once(ws, 'close');
+    // A paste of 70 KiB in one frame.
+    ws.send(Buffer.alloc(70 * 1024, 0x61), { binary: true });
+    const [code] = (await closed) as [number];
+    await sleep(100);
+    process.removeListener('uncaughtException', onUncaught);
+    assert.deepEqual(uncaught, []);
+    assert.equal(code, 1009, 'Message Too Big');
+    assert.equal((await raw(svc, 'GET', '/healthz')).status, 200);
+    const line = await logged(
+      svc,
+      (l) => l.includes('cmd="ssh"') && l.includes('via=dashboard'),
+      from,
+    );
+    assert.match(line, / status=499 /);
+  });
+
+  test('a terminal handshake ws refuses ends the request: logged, nothing held', async () => {
+    const cookie = await signIn(svc, await askForLink(svc));
+    const made = await raw(svc, 'POST', '/_/api/exec', fromPage(svc, cookie), 'new --name shaky');
+    assert.equal(made.status, 200, made.body);
+    const from = svc.logs.length;
+    // An upgrade with the session and Origin but no Sec-WebSocket-Key: ws answers 400 itself.
+    const answer = await raw(svc, 'GET', '/_/api/terminal?vm=shaky', {
+      ...fromPage(svc, cookie),
+      Connection: 'Upgrade',
+      Upgrade: 'websocket',
+      'Sec-WebSocket-Version': '13',
+    }).catch(() => ({ status: 0 }));
+    assert.equal(answer.status, 400);
+    const line = await logged(svc, (l) => l.includes('via=dashboard'), from);
+    assert.match(line, /cmd="ssh" status=499 /);
+  });
+
   test('a session runs exactly what the asking token may', async () => {
     const cookie = await signIn(svc, await askForLink(svc, svc.owner.key, ['browser', 'whoami']));
     const who = await raw(svc, 'POST', '/_/api/exec', fromPage(svc, cookie), 'whoami');
@@ -203,3 +254,13 @@ describe('dashboard security (SPEC §11)', () => {
     }
   });
 });
+
+/** The first log line from `from` on that `matches`, waited for (bounded: 15 s). */
+async function logged(svc: TestService, matches: (line: string) => boolean, from = 0) {
+  for (let i = 0; i < 300; i++) {
+    const line = svc.logs.slice(from).find(matches);
+    if (line !== undefined) return line;
+    await sleep(50);
+  }
+  throw new Error(`no such log line in:\n${svc.logs.slice(from).join('\n')}`);
+}
