@@ -1,7 +1,8 @@
 // The SSH sessions open in each VM (SPEC §6a), so that `rm` and `restart` end them: a session
 // whose processes the runtime kills would end anyway, but one blocked on its client (a full
 // window, a forwarded stdin) must be hung up too, in every runtime alike. While one of them is
-// under way the VM takes no new session: one started in the meantime would outlive it.
+// under way the VM takes no new session, command or connection: one started in the meantime
+// would outlive it, or boot the VM again under the removal.
 
 /** Hangs up the sessions of one VM together. */
 export class OpenSessions {
@@ -53,7 +54,10 @@ export class OpenSessions {
     }
   }
 
-  /** Why the VM `vmId` takes no new session now (being removed or restarted), or undefined. */
+  /**
+   * Why the VM `vmId` takes no new session, command or connection now (being removed or
+   * restarted), or undefined.
+   */
   refusal(vmId: number): Error | undefined {
     return this.#closing.get(vmId)?.refusal;
   }

@@ -17,7 +17,7 @@ import type { DetectedRuntime, ExecOptions, ExecResult, VmRef, VmSpec } from './
 import type { InboundListener } from './network/index.js';
 import { OpenSessions } from './open-sessions.js';
 import { runtimeSession } from './runtime-session.js';
-import { closing, pausedError, refuseIfPaused } from './vm-refusals.js';
+import { closing, pausedError } from './vm-refusals.js';
 import { vmClientKey } from '../rules/client-address.js';
 
 /** The server listeners that machine VMs see inside at their host addresses. */
@@ -137,6 +137,9 @@ export async function startVmMachines({
     });
   const reflection = (vm: VmRecord) => ({ EXECTL_REFLECTION_URL: reflectionUrl(vm) });
   const sessions = new OpenSessions();
+  /** Why `vm` takes no command, shell or session now: paused, or being removed or restarted. */
+  const refusalOf = (vm: VmRecord) =>
+    vm.status === 'paused' ? pausedError(vm) : sessions.refusal(vm.id);
 
   return {
     runtime: detected,
@@ -184,18 +187,20 @@ export async function startVmMachines({
       });
     },
     async exec(vm, command, options) {
-      refuseIfPaused(vm);
+      const refusal = refusalOf(vm);
+      if (refusal !== undefined) throw refusal;
       return runtime.exec(spec(vm), command, { ...options, env: reflection(vm) });
     },
     shell(vm, options) {
-      if (vm.status !== 'paused')
+      const refusal = refusalOf(vm);
+      if (refusal === undefined)
         return runtime.shell(spec(vm), { ...options, env: reflection(vm) });
-      const exited = Promise.reject(pausedError(vm));
+      const exited = Promise.reject(refusal);
       exited.catch(() => {});
       return { resize: () => {}, exited };
     },
     session(vm, options) {
-      const refusal = vm.status === 'paused' ? pausedError(vm) : sessions.refusal(vm.id);
+      const refusal = refusalOf(vm);
       if (refusal !== undefined) {
         const exited = Promise.reject(refusal);
         exited.catch(() => {});
@@ -227,7 +232,11 @@ export async function startVmMachines({
       await runtime.pause(spec(vm), frozen);
       store.setStatus(vm.id, frozen ? 'paused' : 'running');
     },
-    connect: (vm, port) => runtime.connect(spec(vm), port),
+    connect(vm, port) {
+      // A connection starts a VM that is not running: never one that rm is taking away.
+      const refusal = sessions.refusal(vm.id);
+      return refusal === undefined ? runtime.connect(spec(vm), port) : Promise.reject(refusal);
+    },
     recoverCreations: () => failInterruptedCreations(store, config.log),
     bootRunning() {
       booting = bootRunningVms(store, (vm) => runtime.boot(spec(vm)), config.log, stopping.signal);

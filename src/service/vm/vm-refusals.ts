@@ -3,14 +3,10 @@ import { commandFailed } from '../../errors.js';
 import type { VmRecord } from '../store/index.js';
 
 /**
- * Throws the refusal of a paused VM. The stored status decides: a VM paused before a server
- * restart stays paused (its processes ended with the server) until its owner resumes it.
+ * The refusal of a paused VM's commands and sessions. The stored status decides: a VM paused
+ * before a server restart stays paused (its processes ended with the server) until its owner
+ * resumes it.
  */
-export function refuseIfPaused(vm: VmRecord): void {
-  if (vm.status === 'paused') throw pausedError(vm);
-}
-
-/** The refusal of a paused VM's commands and sessions. */
 export function pausedError(vm: VmRecord) {
   return commandFailed(`vm "${vm.name}" is paused`, { hint: `resume it with "resume ${vm.name}"` });
 }

@@ -102,7 +102,7 @@ for (const kind of ['bwrap', 'process'] satisfies RuntimeKind[]) {
       assert.equal(store.getVm(vm.id)?.status, 'creating');
     });
 
-    test('while restart or rm runs, the VM refuses new sessions: none can outlive it', async () => {
+    test('while restart or rm runs, the VM refuses new sessions, commands and connections', async () => {
       const vm = newRecord('closing', null);
       await machines.create(vm, deadline());
       const output = new PassThrough();
@@ -124,10 +124,11 @@ for (const kind of ['bwrap', 'process'] satisfies RuntimeKind[]) {
       const after = sessionNow('after');
       assert.equal(String(await once(output, 'data')), 'after\n');
       const removing = machines.remove(vm);
-      await assert.rejects(sessionNow('rm'), {
-        code: 'command_failed',
-        message: 'vm "closing" is being removed',
-      });
+      const refused = { code: 'command_failed', message: 'vm "closing" is being removed' };
+      await assert.rejects(sessionNow('rm'), refused);
+      // Nor a command or a connection (which would boot the VM again under the removal).
+      await assert.rejects(run(vm, 'true'), refused);
+      await assert.rejects(machines.connect(vm, 8000), refused);
       await removing;
       // The one opened before rm was hung up by it.
       assert.equal((await after).aborted, true);
