@@ -18,6 +18,8 @@ export interface HistoryRow {
 
 /** Requests kept per key. */
 const PER_KEY = 200;
+/** Rows in one answer: as many as the page keeps (src/ui/requests.ts). */
+export const ROWS_PER_ANSWER = 500;
 /** Keys kept at once; past it, the key heard from least recently is forgotten. */
 const MAX_KEYS = 5_000;
 
@@ -70,12 +72,16 @@ export class RequestHistory {
     if (rows.length > PER_KEY) rows.shift();
   }
 
-  /** The kept requests of `fingerprints` after `sinceSeq`, oldest first. */
-  rowsOf(fingerprints: readonly string[], sinceSeq: number): HistoryRow[] {
+  /**
+   * The newest `limit` kept requests of `fingerprints` after `sinceSeq`, oldest first: an
+   * account with thousands of keys gets a page's worth, not every row it has.
+   */
+  rowsOf(fingerprints: readonly string[], sinceSeq: number, limit = ROWS_PER_ANSWER): HistoryRow[] {
     return fingerprints
       .flatMap((fp) => this.#byKey.get(fp) ?? [])
       .filter((row) => row.seq > sinceSeq)
       .sort((a, b) => a.seq - b.seq)
+      .slice(-limit)
       .map(({ seq, at, ...rest }) => ({ seq, time: new Date(at).toISOString(), ...rest }));
   }
 }

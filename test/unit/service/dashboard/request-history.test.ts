@@ -2,7 +2,10 @@
 // heard from least recently once it keeps too many (a flood of one key moves nothing).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RequestHistory } from '../../../../src/service/dashboard/request-history.js';
+import {
+  RequestHistory,
+  ROWS_PER_ANSWER,
+} from '../../../../src/service/dashboard/request-history.js';
 import { newLogEntry, type RequestLogEntry } from '../../../../src/service/request-log.js';
 
 function entryOf(fingerprint: string, path = 'whoami'): RequestLogEntry {
@@ -85,4 +88,18 @@ test('requests before authentication are not kept', () => {
   const history = new RequestHistory();
   history.tap(() => {})('line', 'info', { entry: entryOf('-'), at: 0 });
   assert.deepEqual(history.rowsOf(['-'], 0), []);
+});
+
+test('an answer holds the newest 500 rows of all the keys asked for, oldest first', () => {
+  const history = new RequestHistory();
+  const log = history.tap(() => {});
+  const keys = Array.from({ length: 10 }, (_, i) => `SHA256:key${i}`);
+  // 10 keys × 200 rows kept: 2000 rows, where an account of many keys could have far more.
+  for (let round = 0; round < 200; round++) {
+    for (const key of keys) log('line', 'info', { entry: entryOf(key), at: round });
+  }
+  const rows = history.rowsOf(keys, 0);
+  assert.equal(rows.length, ROWS_PER_ANSWER);
+  assert.deepEqual([rows[0]!.seq, rows.at(-1)!.seq], [2000 - ROWS_PER_ANSWER + 1, 2000]);
+  assert.equal(history.rowsOf(keys, 1990).length, 10);
 });
