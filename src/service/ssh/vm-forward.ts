@@ -7,6 +7,14 @@ import { guardChannel } from './channel-guard.js';
 import type { SessionContext } from './session-context.js';
 import { openVm } from './vm-target.js';
 
+/** The SSH connection a forwarding belongs to. */
+export interface ForwardingConnection {
+  /** Aborted once the client's connection closed. */
+  closed: AbortSignal;
+  /** Called once the forwarding ended, or was refused: its place is free again. */
+  ended(): void;
+}
+
 /** Destination hosts that mean the VM itself, as `localhost` does inside it. */
 const VM_HOSTS = new Set(['localhost', '127.0.0.1', '::1', 'ip6-localhost']);
 
@@ -22,37 +30,49 @@ export function forwardIntoVm(
   info: TcpipRequestInfo,
   accept: AcceptConnection<ServerChannel>,
   reject: RejectConnection,
+  connection: ForwardingConnection,
 ): void {
+  let ended = false;
+  const end = () => {
+    if (!ended) connection.ended();
+    ended = true;
+  };
+  const refuse = () => {
+    reject();
+    end();
+  };
   const port = info.destPort;
   const toVm = VM_HOSTS.has(info.destIP.toLowerCase()) || info.destIP === vmName;
-  if (!toVm || !Number.isInteger(port) || port < 1 || port > 65535) return reject();
+  if (!toVm || !Number.isInteger(port) || port < 1 || port > 65535) return refuse();
   let connecting: Promise<Socket>;
   try {
     const vm = openVm(ctx, vmName);
-    if (vm.status === 'paused') return reject();
+    if (vm.status === 'paused') return refuse();
     connecting = ctx.env.deps.machines.connect(vm, port);
   } catch {
-    return reject();
+    return refuse();
   }
   ctx.track(
-    connecting.then(
-      (socket) => {
-        if (ctx.shutdown.aborted) return void socket.destroy();
-        const channel = accept();
-        guardChannel(channel, ctx.wire);
-        socket.on('error', () => channel.destroy());
-        channel.on('error', () => socket.destroy());
-        socket.pipe(channel).on('error', () => {});
-        channel.pipe(socket);
-        const cut = (): void => void socket.destroy();
-        ctx.shutdown.addEventListener('abort', cut, { once: true });
-        channel.once('close', () => socket.destroy());
-        socket.once('close', () => {
-          ctx.shutdown.removeEventListener('abort', cut);
-          channel.end();
-        });
-      },
-      () => reject(),
-    ),
+    connecting.then((socket) => {
+      // A client gone meanwhile has no channel to accept: the connection inside is let go.
+      if (ctx.shutdown.aborted || connection.closed.aborted) {
+        socket.destroy();
+        return end();
+      }
+      socket.once('close', end);
+      const channel = accept();
+      guardChannel(channel, ctx.wire);
+      socket.on('error', () => channel.destroy());
+      channel.on('error', () => socket.destroy());
+      socket.pipe(channel).on('error', () => {});
+      channel.pipe(socket);
+      const cut = (): void => void socket.destroy();
+      ctx.shutdown.addEventListener('abort', cut, { once: true });
+      channel.once('close', () => socket.destroy());
+      socket.once('close', () => {
+        ctx.shutdown.removeEventListener('abort', cut);
+        channel.end();
+      });
+    }, refuse),
   );
 }

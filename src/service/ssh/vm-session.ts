@@ -16,6 +16,8 @@ import type { PtyRequest } from './shell-terminal.js';
 
 /** Sessions one connection may have open at once, as sshd's MaxSessions. */
 const MAX_SESSIONS = 10;
+/** Local forwardings (`-L` connections) open or opening at once on one connection. */
+const MAX_FORWARDS = 32;
 
 /** The user name prefix that names a VM: `vm+web` is the VM `web`. */
 export const VM_USER_PREFIX = 'vm+';
@@ -36,7 +38,17 @@ export function serveVmSessions(client: Connection, ctx: SessionContext, vmName:
     session.once('close', () => (open -= 1));
     serveSession(session, ctx, vmName);
   });
-  client.on('tcpip', (accept, reject, info) => forwardIntoVm(ctx, vmName, info, accept, reject));
+  // Forwardings are capped as sessions are: each channel holds up to ssh2's window (2 MiB) of
+  // the client's data while the VM's side does not read.
+  let forwarding = 0;
+  const closed = new AbortController();
+  client.once('close', () => closed.abort());
+  const connection = { closed: closed.signal, ended: () => (forwarding -= 1) };
+  client.on('tcpip', (accept, reject, info) => {
+    if (forwarding >= MAX_FORWARDS) return reject();
+    forwarding += 1;
+    forwardIntoVm(ctx, vmName, info, accept, reject, connection);
+  });
 }
 
 function serveSession(session: Session, ctx: SessionContext, vmName: string): void {

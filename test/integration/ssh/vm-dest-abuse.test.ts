@@ -167,3 +167,38 @@ test('a flood of channel opens is capped per connection; others are still served
     raw.client.destroy();
   }
 });
+
+test('forwardings are capped per connection (32 open or opening); one that ends makes room', async () => {
+  // A listener inside that never accepts: each connection completes in its backlog and stays.
+  const listening = await f.ssh(
+    'vm+web',
+    `setsid python3 -c 'import socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 9100)); s.listen(128); time.sleep(600)' > /dev/null 2>&1 &
+for i in $(seq 1 100); do (exec 3<>/dev/tcp/127.0.0.1/9100) 2>/dev/null && break; sleep 0.1; done`,
+  );
+  assert.equal(listening.code, 0, listening.stderr);
+  const raw = await connectAs('web');
+  const forward = () =>
+    new Promise<ClientChannel | null>((resolve) =>
+      raw.client.forwardOut('127.0.0.1', 0, 'localhost', 9100, (err, channel) =>
+        resolve(err ? null : channel),
+      ),
+    );
+  try {
+    const opened = await Promise.all(Array.from({ length: 40 }, forward));
+    const accepted = opened.filter((c) => c !== null);
+    assert.equal(accepted.length, 32);
+    assert.equal(await forward(), null, 'a 33rd is refused');
+    accepted[0]!.close();
+    let again: ClientChannel | null = null;
+    for (let i = 0; i < 100 && again === null; i++) {
+      again = await forward();
+      if (again === null) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.ok(again !== null, 'a forwarding is accepted once one ended');
+    await othersStillServed();
+  } finally {
+    raw.client.destroy();
+  }
+});
