@@ -21,6 +21,11 @@ export const LINK_LIFETIME_MS = 15 * 60_000;
 export const SESSION_LIFETIME_MS = 12 * 3600_000;
 /** Bound on links and sessions held at once: the oldest are dropped past it. */
 const MAX_HELD = 10_000;
+/**
+ * Bound per account on links and on sessions: past it the account's own oldest goes, so that
+ * one account asking for thousands of links (a key each) never signs another out.
+ */
+export const HELD_PER_ACCOUNT = 50;
 
 interface Held {
   grant: Grant;
@@ -85,8 +90,20 @@ function digest(secret: string): string {
   return createHash('sha256').update(secret).digest('base64url');
 }
 
-/** Maps keep insertion order: past the bound, the oldest entry goes first. */
+/**
+ * Maps keep insertion order: past the account's bound its oldest entry goes first, past the
+ * whole bound the oldest of all.
+ */
 function hold(map: Map<string, Held>, key: string, held: Held): void {
-  if (map.size >= MAX_HELD) map.delete(map.keys().next().value!);
+  const account = held.grant.accountId;
+  let count = 0;
+  let oldest: string | undefined;
+  for (const [k, h] of map) {
+    if (h.grant.accountId !== account) continue;
+    oldest ??= k;
+    count += 1;
+  }
+  if (count >= HELD_PER_ACCOUNT) map.delete(oldest!);
+  else if (map.size >= MAX_HELD) map.delete(map.keys().next().value!);
   map.set(key, held);
 }

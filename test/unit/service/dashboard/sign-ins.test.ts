@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  HELD_PER_ACCOUNT,
   LINK_LIFETIME_MS,
   SESSION_LIFETIME_MS,
   SignIns,
@@ -73,4 +74,22 @@ test('a session id is not the link secret, and neither is held as given', () => 
   // The session cannot be used as a link, nor the link as a session.
   assert.equal(signIns.session(secret), undefined);
   assert.equal(signIns.redeem(sessionId), undefined);
+});
+
+test('an account holds at most 50 links and 50 sessions: its own oldest go, never another’s', () => {
+  const c = clock();
+  const signIns = new SignIns(c.now);
+  const victim = signIns.redeem(signIns.createLink({ ...GRANT, accountId: 2 }))!;
+  const victimLink = signIns.createLink({ ...GRANT, accountId: 2 });
+  // Account 1 asks for 10,050 links and opens sessions with the last 10,000 of them.
+  const links = Array.from({ length: 10_050 }, () => signIns.createLink(GRANT));
+  assert.equal(signIns.redeem(links[0]!), undefined, 'its own oldest link went');
+  const sessions = links.slice(-HELD_PER_ACCOUNT).map((l) => signIns.redeem(l)!.sessionId);
+  assert.equal(signIns.session(sessions[0]!)?.accountId, 1);
+  signIns.redeem(signIns.createLink(GRANT)); // one session more: account 1's oldest goes
+  assert.equal(signIns.session(sessions[0]!), undefined);
+  assert.equal(signIns.session(sessions[1]!)?.accountId, 1);
+  // Account 2 is untouched.
+  assert.equal(signIns.session(victim.sessionId)?.accountId, 2);
+  assert.ok(signIns.redeem(victimLink) !== undefined);
 });
