@@ -17,16 +17,23 @@ export function sessionCookie(sessionId: string, maxAgeSeconds: number, tls: boo
   return `${SESSION_COOKIE}=${sessionId}; Path=/_/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure}`;
 }
 
-/** The session id in `req`'s cookies, or undefined. */
+/**
+ * The session id in `req`'s cookies, or undefined. Two or more session cookies are none: a
+ * second can only have been set by another site of the domain (a VM's page under `--domain`
+ * setting one for the parent domain), to put the page in an account of its choosing.
+ */
 export function sessionIdOf(req: IncomingMessage): string | undefined {
+  const ids = sessionCookies(req);
+  return ids.length === 1 ? ids[0] : undefined;
+}
+
+function sessionCookies(req: IncomingMessage): string[] {
+  const ids: string[] = [];
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) {
-      const value = part.slice(eq + 1).trim();
-      if (/^[A-Za-z0-9_-]{1,100}$/.test(value)) return value;
-    }
+    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) ids.push(part.slice(eq + 1).trim());
   }
-  return undefined;
+  return ids.filter((value) => /^[A-Za-z0-9_-]{1,100}$/.test(value));
 }
 
 /**
@@ -39,6 +46,15 @@ export function sessionPrincipal(
   signIns: SignIns,
   store: Pick<Store, 'findKeyByFingerprint' | 'getAccount'>,
 ): Principal {
+  if (sessionCookies(req).length > 1) {
+    throw new ExectlError(
+      'unauthorized',
+      'not signed in: this browser sends two dashboard sessions',
+      {
+        hint: "another site of this domain set one: clear this site's cookies, then open a new sign-in link",
+      },
+    );
+  }
   const sessionId = sessionIdOf(req);
   const grant = sessionId === undefined ? undefined : signIns.session(sessionId);
   const key = grant === undefined ? undefined : store.findKeyByFingerprint(grant.keyFingerprint);

@@ -94,7 +94,13 @@ describe('the dashboard in a browser', () => {
 
   test('a paste larger than a WebSocket frame reaches the shell whole', async () => {
     const screen = page.locator('#terminal .xterm-rows');
-    await page.keyboard.type('stty -echo; cat > /tmp/pasted; stty echo\n');
+    // Pasted once the shell has left its prompt: at the prompt bash asks for bracketed paste,
+    // and xterm would wrap the text in its markers.
+    await page.keyboard.type('stty -echo; echo paste-now; cat > /tmp/pasted; stty echo\n');
+    await screen
+      .getByText(/^paste-now\s*$/)
+      .first()
+      .waitFor(WAIT);
     // 2,000 lines of 64 bytes: 128,000 bytes in one paste, two frames and a bit.
     const lines = Array.from(
       { length: 2000 },

@@ -189,6 +189,22 @@ describe('dashboard security (SPEC §11)', () => {
     assert.match(line, /cmd="ssh" status=499 /);
   });
 
+  test('two session cookies (one tossed in by another site of the domain) sign nobody in', async () => {
+    const mine = await signIn(svc, await askForLink(svc));
+    const other = await svc.addAccount('tosser@example.com');
+    const theirs = await signIn(svc, await askForLink(svc, other));
+    // The tossed one first, as a longer Path makes the browser send it.
+    const both = `${theirs}; ${mine}`;
+    const who = await raw(svc, 'POST', '/_/api/exec', fromPage(svc, both), 'whoami');
+    assert.equal(who.status, 401);
+    assert.deepEqual(JSON.parse(who.body), {
+      error: 'not signed in: this browser sends two dashboard sessions',
+    });
+    // Each alone still works: nothing was ended.
+    const alone = await raw(svc, 'POST', '/_/api/exec', fromPage(svc, mine), 'whoami');
+    assert.equal(JSON.parse(alone.body).email, svc.owner.email);
+  });
+
   test('a session runs exactly what the asking token may', async () => {
     const cookie = await signIn(svc, await askForLink(svc, svc.owner.key, ['browser', 'whoami']));
     const who = await raw(svc, 'POST', '/_/api/exec', fromPage(svc, cookie), 'whoami');
