@@ -46,7 +46,8 @@ export function sessionPrincipal(
   signIns: SignIns,
   store: Pick<Store, 'findKeyByFingerprint' | 'getAccount'>,
 ): Principal {
-  if (sessionCookies(req).length > 1) {
+  const ids = sessionCookies(req);
+  if (ids.length > 1) {
     throw new ExectlError(
       'unauthorized',
       'not signed in: this browser sends two dashboard sessions',
@@ -55,7 +56,7 @@ export function sessionPrincipal(
       },
     );
   }
-  const sessionId = sessionIdOf(req);
+  const sessionId = ids[0];
   const grant = sessionId === undefined ? undefined : signIns.session(sessionId);
   const key = grant === undefined ? undefined : store.findKeyByFingerprint(grant.keyFingerprint);
   const account = key === undefined ? undefined : store.getAccount(key.accountId);

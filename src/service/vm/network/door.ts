@@ -71,7 +71,7 @@ export class NetnsDoor {
     if (this.helper !== null || this.closed || listeners.length === 0) {
       return listeners.map(() => false);
     }
-    const line = await firstLine(this.startHelper(listeners).stdout!, ASK_TIMEOUT_MS);
+    const line = await firstLine(this.startHelper(listeners).stdout!, this.askTimeoutMs);
     const words = line.split(' ');
     return listeners.map((_, i) => /^\d+$/.test(words[i] ?? ''));
   }
