@@ -14,8 +14,8 @@ import type { Socket } from 'node:net';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { detectSandboxMode } from '../src/service/vm/detect-runtime.js';
-import { createRuntime } from '../src/service/vm/create-runtime.js';
+import { detectSandboxMode } from '../src/service/vm/runtime-choice/detect-runtime.js';
+import { createRuntime } from '../src/service/vm/runtime-choice/create-runtime.js';
 import type { VmSpec } from '../src/service/vm/runtime.js';
 import { median } from './lib/stats.js';
 

@@ -18,7 +18,7 @@ import { listenHttp, type HttpListener } from './http/http-server.js';
 import { RateLimiter } from './rules/rate-limit.js';
 import { FAILURES_PER_ADDRESS } from './http/failures-by-address.js';
 import { TokenAuthenticator } from './http/token-auth.js';
-import { createVmProxy } from './http/vm-proxy.js';
+import { createVmProxy } from './proxy/vm-proxy.js';
 import { createRouter } from './http/router.js';
 import { newLoopMarks } from './integrations/loop.js';
 import { reflectionUrlOf, startReflectionListener } from './reflection/index.js';

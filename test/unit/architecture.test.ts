@@ -308,6 +308,67 @@ test('the serve command may import service/index.ts, from either layout', () => 
   assert.deepEqual(roomViolations(ok), []);
 });
 
+/** vm/'s root is its face: the contract, the runtime contract, the index and the id ranges. */
+const VM_ROOT = new Set(['contract.ts', 'index.ts', 'runtime.ts', 'id-ranges.ts']);
+
+/**
+ * Rooms put right: vm/'s root holds only its face; the VM proxy lives in proxy/, not in the
+ * HTTP listener's room; the SSH lobby and the VMs' sessions meet only in ssh/'s root.
+ */
+function roomPlacementViolations(sources: readonly SourceFile[]): string[] {
+  const found: string[] = [];
+  for (const f of sources) {
+    const parts = f.rel.split('/');
+    if (parts[0] === 'service' && parts[1] === 'vm' && parts.length === 3) {
+      if (!VM_ROOT.has(parts[2]!)) found.push(`${f.rel} is in vm/'s root: put it in its room`);
+    }
+    if (
+      f.rel.startsWith('service/http/') &&
+      /\/(vm-proxy|proxy-[a-z-]+|upstream-[a-z-]+)\.ts$/.test(f.rel)
+    ) {
+      found.push(`${f.rel} is proxy code: it lives in service/proxy/`);
+    }
+    for (const [from, to] of [
+      ['service/ssh/lobby/', 'service/ssh/vm-sessions/'],
+      ['service/ssh/vm-sessions/', 'service/ssh/lobby/'],
+    ] as const) {
+      if (!f.rel.startsWith(from)) continue;
+      for (const s of imports(f).filter((s) => s.startsWith(to))) {
+        found.push(`${f.rel} imports ${s}: the lobby and VM sessions meet in ssh/'s root`);
+      }
+    }
+  }
+  return found;
+}
+
+test('vm/, proxy/ and ssh/ keep their rooms', () => {
+  assert.deepEqual(roomPlacementViolations(files), []);
+});
+
+test('the room placement rules catch a loose vm/ file, proxy code in http/, lobby ↔ VM sessions', () => {
+  assert.deepEqual(
+    roomPlacementViolations([
+      { rel: 'service/vm/setup-jobs.ts', text: '' },
+      { rel: 'service/vm/contract.ts', text: '' },
+      { rel: 'service/http/proxy-auth.ts', text: '' },
+      { rel: 'service/http/exec-handler.ts', text: '' },
+      {
+        rel: 'service/ssh/lobby/repl.ts',
+        text: "import { a } from '../vm-sessions/vm-target.js';",
+      },
+      {
+        rel: 'service/ssh/connection.ts',
+        text: "import { a } from './vm-sessions/vm-session.js';",
+      },
+    ]),
+    [
+      "service/vm/setup-jobs.ts is in vm/'s root: put it in its room",
+      'service/http/proxy-auth.ts is proxy code: it lives in service/proxy/',
+      "service/ssh/lobby/repl.ts imports service/ssh/vm-sessions/vm-target.js: the lobby and VM sessions meet in ssh/'s root",
+    ],
+  );
+});
+
 test('only service/store/ imports better-sqlite3', () => {
   for (const f of files) {
     if (f.rel.startsWith('service/store/')) continue;

@@ -11,7 +11,7 @@ import { commandFailed, ExectlError } from '../../errors.js';
 import { quoteForShell } from '../../shell-words.js';
 import { stopWhenAborted } from '../dispatch/stop.js';
 import type { InteractiveOutput } from '../dispatch/types.js';
-import { refuseOnSocket } from '../http/upgrade-tunnel.js';
+import { refuseOnSocket } from '../proxy/upgrade-tunnel.js';
 import { newLogEntry, runLogged } from '../request-log.js';
 import type { LogSink } from '../config.js';
 import { admitLine, type AdmitEnvironment } from './admit-line.js';

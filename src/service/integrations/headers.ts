@@ -1,6 +1,6 @@
 // Which headers cross the integration proxy, in each direction, and the configured ones added.
 import type { OutgoingHttpHeaders } from 'node:http';
-import { HOP_BY_HOP_HEADERS } from '../http/hop-by-hop.js';
+import { HOP_BY_HOP_HEADERS } from '../proxy/hop-by-hop.js';
 import { LOOP_HEADER } from './loop.js';
 
 /**

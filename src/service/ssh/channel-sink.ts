@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { ServerChannel } from 'ssh2';
 import { CrlfTranslator } from './crlf.js';
-import type { CommandSink } from './run-line.js';
+import type { CommandSink } from './lobby/run-line.js';
 
 /** A {@link CommandSink} on an SSH channel, which also knows where the cursor was left. */
 interface ChannelSink extends CommandSink {

@@ -5,9 +5,9 @@ import { logRequest, newRequestId } from '../request-log.js';
 import { judgePublicKeyAttempt } from './authenticate.js';
 import type { ConnectionWire } from './channel-guard.js';
 import { sshPrincipal } from './principal.js';
-import type { SshCommandEnvironment } from './run-line.js';
-import { serveSessions } from './session.js';
-import { serveVmSessions, VM_USER_PREFIX } from './vm-session.js';
+import type { SshCommandEnvironment } from './lobby/run-line.js';
+import { serveSessions } from './lobby/session.js';
+import { serveVmSessions, VM_USER_PREFIX } from './vm-sessions/vm-session.js';
 
 /** Attempts (queries and signatures) one connection may make before it is cut off. */
 const MAX_AUTH_ATTEMPTS = 10;

@@ -15,7 +15,7 @@ import {
   type ConnectionLimits,
 } from './connection-limits.js';
 import { loadOrCreateHostKey } from './host-key.js';
-import { Cancellation } from './run-line.js';
+import { Cancellation } from './lobby/run-line.js';
 import { SocketBacklog } from './socket-backlog.js';
 
 interface SshFrontEndOptions {

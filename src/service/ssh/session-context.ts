@@ -1,5 +1,5 @@
 import type { ConnectionWire } from './channel-guard.js';
-import type { SshCommandEnvironment } from './run-line.js';
+import type { SshCommandEnvironment } from './lobby/run-line.js';
 
 /** What the sessions of one authenticated SSH connection share. */
 export interface SessionContext {

@@ -25,7 +25,7 @@ export type {
   VmRuntime,
   VmSpec,
 } from './runtime.js';
-export { createRuntime } from './create-runtime.js';
-export { detectRuntime, detectSandboxMode, type MachineOptions } from './detect-runtime.js';
-export { startVmMachines, type RunningVmMachines, type VmMachinesDeps } from './vm-machines.js';
+export { createRuntime } from './runtime-choice/index.js';
+export { detectRuntime, detectSandboxMode, type MachineOptions } from './runtime-choice/index.js';
+export { startVmMachines, type RunningVmMachines, type VmMachinesDeps } from './fleet/index.js';
 export { releaseVmIdRanges } from './id-ranges.js';

@@ -9,8 +9,8 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import fc from 'fast-check';
-import { createParser, type ParsedHead } from '../../../src/service/http/http-parser.js';
-import { wellFramed } from '../../../src/service/http/proxy-connection.js';
+import { createParser, type ParsedHead } from '../../../src/service/proxy/http-parser.js';
+import { wellFramed } from '../../../src/service/proxy/proxy-connection.js';
 import { BranchShare } from '../../helpers/branch-share.js';
 
 type Verdict = { accepted: false } | { accepted: true; method: string; url: string; raw: string[] };

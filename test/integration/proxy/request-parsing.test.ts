@@ -4,9 +4,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import fc from 'fast-check';
-import { proxyCredential } from '../../../src/service/http/proxy-credential.js';
-import { headersFromVm, headersToVm } from '../../../src/service/http/proxy-headers.js';
-import { vmLabelFromHost } from '../../../src/service/http/proxy-host.js';
+import { proxyCredential } from '../../../src/service/proxy/proxy-credential.js';
+import { headersFromVm, headersToVm } from '../../../src/service/proxy/proxy-headers.js';
+import { vmLabelFromHost } from '../../../src/service/proxy/proxy-host.js';
 import { BranchShare } from '../../helpers/branch-share.js';
 import { dialectsFor } from '../../../src/dialects.js';
 

@@ -10,8 +10,8 @@ import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createRuntime } from '../../../src/service/vm/create-runtime.js';
-import { detectSandboxMode } from '../../../src/service/vm/detect-runtime.js';
+import { createRuntime } from '../../../src/service/vm/runtime-choice/create-runtime.js';
+import { detectSandboxMode } from '../../../src/service/vm/runtime-choice/detect-runtime.js';
 import type { VmRuntime, VmSpec } from '../../../src/service/vm/index.js';
 import { hostPidsWith, newRunDir } from './fixture.js';
 

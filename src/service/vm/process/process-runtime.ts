@@ -9,7 +9,7 @@ import type { MountedDisk } from '../disk/index.js';
 import { userInfo } from 'node:os';
 import { resolve, sep } from 'node:path';
 import { commandEnv } from './command-env.js';
-import { createVm } from '../create-vm.js';
+import { createVm } from '../setup/index.js';
 import { copyFolderDisk } from '../disk/index.js';
 import { assertDiskExists, createDisk, removeDisk } from '../disk/index.js';
 import { groupAlive, killUntilGone } from './kill-tree.js';

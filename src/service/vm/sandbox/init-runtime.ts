@@ -15,7 +15,7 @@ import { resolve } from 'node:path';
 import { commandFailed } from '../../../errors.js';
 import type { Socket } from 'node:net';
 import type { VmState } from '../contract.js';
-import { createVm } from '../create-vm.js';
+import { createVm, SETUP_LOG } from '../setup/index.js';
 import { CopiesUnderWay } from '../disk/index.js';
 import { assertDiskExists } from '../disk/index.js';
 import type { MountedDisk } from '../disk/index.js';
@@ -37,7 +37,6 @@ import type {
   VmSpec,
   VmStateListener,
 } from '../runtime.js';
-import { SETUP_LOG } from '../setup-script.js';
 import { VM_HOME } from './bwrap-args.js';
 import { joinLaunch, type JoinTarget } from './join-command.js';
 import type { VmInit } from './sandbox-init.js';
