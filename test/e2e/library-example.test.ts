@@ -1,7 +1,7 @@
-// The example of README.md, "Use it from your tests": this file is quoted there whole.
+// The example of docs/library.md: this file is quoted there whole.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { Client, ExecError, startServer, type RunningServer } from 'exectl';
+import { Client, startServer, type ExecError, type RunningServer } from 'exectl';
 
 let server: RunningServer;
 let client: Client;

@@ -1,4 +1,4 @@
-// Keeps the rooms of ../shared/ARCHITECTURE.md true by reading the source as text: who may
+// Keeps the rooms of docs/architecture.md true by reading the source as text: who may
 // import whom, and which room alone may touch SQL, child processes, env/argv and exit codes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

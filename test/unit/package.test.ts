@@ -46,9 +46,8 @@ test('src/index.ts only re-exports', () => {
   }
 });
 
-test('README "Use it from your tests" quotes test/e2e/library-example.test.ts whole', () => {
-  const readme = readFileSync('README.md', 'utf8');
-  const section = readme.slice(readme.indexOf('## Use it from your tests'));
-  const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+test('docs/library.md quotes test/e2e/library-example.test.ts whole', () => {
+  const doc = readFileSync('docs/library.md', 'utf8');
+  const block = /```ts\n([\s\S]*?)```/.exec(doc)?.[1];
   assert.equal(block, readFileSync('test/e2e/library-example.test.ts', 'utf8'));
 });

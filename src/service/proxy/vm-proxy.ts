@@ -206,7 +206,7 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
 
 /**
  * A request whose Host is not the kind its connection serves: the service's own endpoints and
- * VMs' addresses never share a connection (see README "Choices where the spec is silent").
+ * VMs' addresses never share a connection (see docs/behaviour.md).
  */
 function misdirected(): ExectlError {
   return new ExectlError(
