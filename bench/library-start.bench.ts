@@ -11,13 +11,14 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { median } from './lib/stats.js';
+import type * as LibraryModule from '../src/index.js';
 
 const ROUNDS = 15;
 const TARGET_RATIO = 3;
 const INDEX = join(import.meta.dirname, '..', 'dist', 'index.js');
 
 if (!existsSync(INDEX)) throw new Error('dist/index.js is missing: run `npm run build` first');
-const { Client, startServer } = (await import(INDEX)) as typeof import('../src/index.js');
+const { Client, startServer } = (await import(INDEX)) as typeof LibraryModule;
 
 /** Milliseconds from startServer() to whoami's answer. */
 async function startToWhoami(): Promise<number> {

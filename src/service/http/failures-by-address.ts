@@ -1,6 +1,6 @@
 // Failed token verifications per client address (SPEC §7): charged to the failing client, never
 // to a valid token. Used by token-auth.ts; the 429's pause is hold-back.ts's.
-import { ExectlError } from '../../errors.js';
+import type { ExectlError } from '../../errors.js';
 import { RateLimiter, rateLimited, type RateLimit } from '../rules/rate-limit.js';
 import { clientKeyOf } from '../rules/client-address.js';
 import { VerificationTurns, type WaitingConnection } from './verification-turns.js';

@@ -37,7 +37,7 @@ interface TokenAuthOptions {
 }
 
 /** Thrown by a key lookup to stop a verification just before its signature check. */
-const REACHES_SIGNATURE = Symbol('reaches the signature check');
+const REACHES_SIGNATURE = new Error('reaches the signature check');
 
 /** A failed signature check, remembered: its cause for the log, and until when it holds. */
 interface Failure {

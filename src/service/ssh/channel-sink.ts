@@ -62,7 +62,9 @@ export function channelSink(channel: ServerChannel, pty: boolean): ChannelSink {
     },
     flushed() {
       if (channel.destroyed) return undefined;
-      const waiting = streams.filter((s) => s.writableLength > 0).map((s) => lastWrite.get(s));
+      const waiting = streams
+        .filter((s) => s.writableLength > 0)
+        .flatMap((s) => lastWrite.get(s) ?? []);
       if (waiting.length === 0) return undefined;
       return Promise.race([Promise.all(waiting).then(() => {}), gone]);
     },

@@ -106,7 +106,7 @@ describe('POST /exec statuses (SPEC §2)', () => {
 
   test('401 for each way a token can be invalid', async () => {
     const stranger = await svc.addAccount('stranger@example.com');
-    await svc.service.store.removeKey(
+    svc.service.store.removeKey(
       svc.service.store.listKeys(
         svc.service.store.findAccountByEmail('stranger@example.com')!.id,
       )[0]!.fingerprint,

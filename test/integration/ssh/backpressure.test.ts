@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { ClientChannel } from 'ssh2';
 import { buildRegistry } from '../../../src/service/commands/index.js';
 import { startVmMachines } from '../../../src/service/vm/index.js';
 import { rssGrowth, rssGrowthOver } from '../../helpers/rss.js';
@@ -54,7 +55,7 @@ test('a client that reads nothing of 500 MB holds the server under 50 MB; leavin
 test('a client that opens its window and never reads its socket holds the server under 50 MB', async () => {
   const baseline = process.memoryUsage().rss;
   const raw = await connectRawTo(h.frontEnd.address.port, h.owner.key.path);
-  const stream = await new Promise<import('ssh2').ClientChannel>((resolve, reject) =>
+  const stream = await new Promise<ClientChannel>((resolve, reject) =>
     raw.client.exec('ssh web head -c 500000000 /dev/zero', (err, s) =>
       err ? reject(err) : resolve(s),
     ),

@@ -17,8 +17,8 @@ import { PtyClient } from './pty-client.js';
 const WAIT_MS = 15_000;
 
 let h: SshHarness | undefined;
-let sockets: Socket[] = [];
-let clients: PtyClient[] = [];
+const sockets: Socket[] = [];
+const clients: PtyClient[] = [];
 afterEach(async () => {
   for (const socket of sockets.splice(0)) socket.destroy();
   await Promise.all(clients.splice(0).map((c) => c.stop()));

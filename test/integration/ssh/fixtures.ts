@@ -19,7 +19,7 @@ export const runUntilCancelled: CommandDefinition<ServiceDeps> = {
     vm: 'test',
     start: (sink) =>
       new Promise((_, reject) => {
-        sink.write(Buffer.from('running\n'));
+        void sink.write(Buffer.from('running\n'));
         ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
       }),
   }),

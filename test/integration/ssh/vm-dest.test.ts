@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import type { Socket } from 'node:net';
 import { run } from '../../helpers/keys.js';
 import type { GeneratedKey } from '../../helpers/keys.js';
 import { startVmDest, type VmDestFixture } from './vm-dest-fixture.js';
@@ -170,7 +171,7 @@ test('vm dest: a paused VM refuses new sessions in one line; rm ends an open ses
 
 test('vm dest: -L reaches a server inside the VM, never a port of the host', async () => {
   const { createServer } = await import('node:net');
-  const listenOn = async (handler: (s: import('node:net').Socket) => void) => {
+  const listenOn = async (handler: (s: Socket) => void) => {
     const server = createServer(handler);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return { server, port: (server.address() as { port: number }).port };

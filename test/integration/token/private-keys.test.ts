@@ -1,6 +1,7 @@
 // loadPrivateKey with files written by real ssh-keygen: formats, passphrases, ciphers.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { ExectlError } from '../../../src/errors.js';
 import { splitSvc0 } from '../../../src/token/format.js';
 import { loadPrivateKey, parsePublicKey, type Signer } from '../../../src/token/keys.js';
 import { mintSvc0 } from '../../../src/token/mint.js';
@@ -68,7 +69,7 @@ describe('loadPrivateKey', () => {
     const key = await generateKey(dir.path, 'ed25519', { name: 'wrongpass', passphrase: 'right' });
     await assert.rejects(
       loadPrivateKey(key.path, { passphrase: passphrase('wrong') }),
-      (error: any) => {
+      (error: ExectlError) => {
         assert.equal(error.name, 'ExectlError');
         assert.equal(error.code, 'key_error');
         assert.equal(error.message, `wrong passphrase for ${key.path}`);

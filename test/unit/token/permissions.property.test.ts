@@ -257,7 +257,7 @@ test('random mutations of a valid payload never crash, and what survives re-seri
   );
   fc.assert(
     fc.property(permissions, mutationLists, (p, mutations) => {
-      let bytes = [...Buffer.from(serializePermissions(p))];
+      const bytes = [...Buffer.from(serializePermissions(p))];
       for (const [at, kind, byte] of mutations) {
         const i = at % (bytes.length + 1);
         if (kind === 0) bytes.splice(i, 0, byte);

@@ -4,6 +4,7 @@
 // apart, as `ssh vm+<name>@host` would.
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
+import type * as Ssh2Module from 'ssh2';
 import type { Signer } from '../../../token/keys.js';
 
 /** Where the VM's SSH server listens (`ls`: ssh_host, ssh_port). */
@@ -79,7 +80,7 @@ export async function runOverSsh(
   });
 }
 
-type Ssh2 = typeof import('ssh2');
+type Ssh2 = typeof Ssh2Module;
 
 /**
  * An ssh2 agent that offers one key and signs with `signer`: a key file and an ssh-agent key

@@ -36,7 +36,7 @@ export function runExec(
     channel.on('data', (chunk: Buffer) => {
       if (terminal.inUse) return;
       if (chunk.includes(CTRL_C) && !controller.signal.aborted) {
-        sink.stdout('^C\n');
+        void sink.stdout('^C\n');
         interrupt();
       }
     });

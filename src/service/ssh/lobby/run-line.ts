@@ -122,7 +122,9 @@ async function writeResult(
   // Nothing reads the client's input: it is thrown away as it comes, as it always was.
   pipes?.input.resume();
   if (output.kind === 'json') {
-    sink.stdout(
+    // A sink's promise only says the client took the bytes (it never rejects); the session
+    // waits for that itself before it reads more input (channel-sink.ts `flushed`).
+    void sink.stdout(
       result.json
         ? renderJson(output.data)
         : renderText(output.data, result.textRenderer, widthOf(terminal)),
@@ -157,19 +159,19 @@ function reportFailure(
   width: number | undefined,
 ): Outcome {
   if (err instanceof Cancellation) {
-    if (err.why === 'shutdown') sink.stderr('error: the server is shutting down\n');
+    if (err.why === 'shutdown') void sink.stderr('error: the server is shutting down\n');
     return { exit: INTERRUPTED_EXIT, status: CANCELLED_STATUS };
   }
   const { error, detail } = publicFailure(err);
   // A failure that still carries data (`rm` with some VMs deleted) shows it, as /exec does.
   if (error.body !== undefined) {
-    sink.stdout(
+    void sink.stdout(
       asksForJson(line) ? renderJson(error.body) : renderText(error.body, undefined, width),
     );
   }
   // People read this: a 404's suggestion (a header over HTTP) goes after the message.
   const suggestions = parseSuggestions(error.headers[SUGGESTIONS_HEADER]);
-  sink.stderr(`error: ${withSuggestions(error.message, suggestions)}\n`);
+  void sink.stderr(`error: ${withSuggestions(error.message, suggestions)}\n`);
   return {
     exit: error.exitCode,
     status: error.status,

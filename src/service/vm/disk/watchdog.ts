@@ -122,7 +122,7 @@ export class DiskWatchdog {
     if (free >= floor) for (const vm of live) vm.tracked.baseBytes = footprint(vm);
     const allowed = allowances(free - this.heldBytes, floor, live);
     await Promise.all(
-      live.map((vm, i) =>
+      live.map(async (vm, i) =>
         vm.tracked.cap
           ?.allow(allowed[i]!, vm.measure)
           .catch((err: unknown) =>

@@ -258,10 +258,10 @@ const tailCommand: CommandDefinition<TestDeps> = {
       vm: 'test',
       start: (sink) =>
         new Promise((resolve) => {
-          sink.write(Buffer.from('first\n'));
+          void sink.write(Buffer.from('first\n'));
           ctx.signal.addEventListener('abort', () => {
             ctx.deps.log.push('tail stopped');
-            sink.write(Buffer.from('after the deadline\n'));
+            void sink.write(Buffer.from('after the deadline\n'));
             resolve({ exitCode: 0 });
           });
         }),

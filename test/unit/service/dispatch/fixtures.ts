@@ -98,7 +98,7 @@ export const sshCommand: CommandDefinition<TestDeps> = {
       kind: 'stream',
       vm: 'test',
       async start(sink) {
-        sink.write(Buffer.from(`${vm}$ ${command.join(' ')}\n`));
+        await sink.write(Buffer.from(`${vm}$ ${command.join(' ')}\n`));
         return { exitCode: command.length };
       },
     };

@@ -41,7 +41,7 @@ test('a burst of turns at once, then the rest in the order they came', async () 
 test('one waiter per connection; a connection that closes leaves its place to the next', async () => {
   const clock = standingClock();
   const turns = new VerificationTurns(clock.now);
-  for (let i = 0; i < TURNS_PER_SECOND; i++) turns.turn('a', new EventEmitter(), refusal);
+  for (let i = 0; i < TURNS_PER_SECOND; i++) void turns.turn('a', new EventEmitter(), refusal);
   const [first, second] = [new EventEmitter(), new EventEmitter()];
   const outcomes: string[] = [];
   const track = (name: string, turn: Promise<void> | null) =>
