@@ -27,7 +27,7 @@ const DEFAULT = {
   listen: '127.0.0.1:7070',
   ssh: '127.0.0.1:7022',
   domains: 'localhost localhost',
-  compat: null,
+  compat: null as string | null,
   rate: '60 requests per 60s for each key (the default)',
   data: '/xdg/exectl',
 };
