@@ -6,6 +6,11 @@ import type { CommandDefinition } from '../dispatch/types.js';
 import { browserCommand } from './browser.js';
 import { commentCommand } from './comment.js';
 import { cpCommand } from './cp.js';
+import { defaultsReadCommand } from './defaults/read.js';
+import { defaultsDeleteCommand, defaultsWriteCommand } from './defaults/write.js';
+import { domainAddCommand } from './domain/add.js';
+import { domainLsCommand } from './domain/ls.js';
+import { domainRmCommand } from './domain/rm.js';
 import { helpCommand } from './help.js';
 import { INTEGRATIONS_COMMANDS, INTEGRATIONS_GROUP } from './integrations/index.js';
 import { lsCommand } from './ls.js';
@@ -63,6 +68,12 @@ const DEFINITIONS: readonly CommandDefinition<ServiceDeps>[] = [
   shareSetPrivateCommand,
   shareAddCommand,
   shareRemoveCommand,
+  domainAddCommand,
+  domainRmCommand,
+  domainLsCommand,
+  defaultsReadCommand,
+  defaultsWriteCommand,
+  defaultsDeleteCommand,
   teamCommand,
   teamMembersCommand,
   teamAddCommand,
@@ -76,6 +87,8 @@ const DEFINITIONS: readonly CommandDefinition<ServiceDeps>[] = [
 const GROUPS = new Map([
   ['ssh-key', { path: 'ssh-key', description: 'Manage your SSH keys and API tokens' }],
   ['share', { path: 'share', description: 'Share your VMs with users or the public' }],
+  ['domain', { path: 'domain', description: 'Route domains of your own to your VMs' }],
+  ['defaults', { path: 'defaults', description: "Your account's defaults for later commands" }],
   ['integrations', INTEGRATIONS_GROUP],
 ]);
 

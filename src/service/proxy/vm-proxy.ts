@@ -23,7 +23,7 @@ import { ProxyConnections } from './proxy-connections.js';
 import { proxyCredential } from './proxy-credential.js';
 import { exchange, type VmTarget } from './proxy-exchange.js';
 import { headersToVm } from './proxy-headers.js';
-import { vmLabelFromHost } from './proxy-host.js';
+import { routeOfHost } from './proxy-host.js';
 import type { TokenAuthenticator } from '../http/token-auth.js';
 import { repeatedSingleton } from '../http/singleton-headers.js';
 import { joinTunnel, refuseOnSocket } from './upgrade-tunnel.js';
@@ -76,13 +76,19 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
   const pool = new UpstreamPool((vm, port) => machines.connect(vm, port));
   const ownPorts = ownPortsOf(options.deps.endpoints);
   const connections = new ProxyConnections(options.limits);
-  // The Host of a connection's requests is the same every time: its label is worked out once.
+  const vmOfDomain = (name: string) => store.vmNameForDomain(name);
+  const routeOf = (host: string | undefined) => routeOfHost(host, gate.vmDomain, vmOfDomain);
+  // The Host of a connection's requests is the same every time: its label is worked out once
+  // while the store is unchanged (a custom domain may come or go).
   let lastHost: string | undefined;
   let lastLabel: string | null = null;
+  let lastGeneration = -1;
   const labelOf = (host: string | undefined): string | null => {
-    if (host !== lastHost || host === undefined) {
-      lastLabel = vmLabelFromHost(host, gate.vmDomain);
+    const generation = store.dataGeneration();
+    if (host !== lastHost || host === undefined || generation !== lastGeneration) {
+      lastLabel = routeOf(host);
       lastHost = host;
+      lastGeneration = generation;
     }
     return lastLabel;
   };
@@ -167,7 +173,7 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
       connections.add(connection);
     },
 
-    vmLabel: (req) => vmLabelFromHost(req.headers.host, gate.vmDomain),
+    vmLabel: (req) => routeOf(req.headers.host),
 
     misdirected: (req, res) =>
       runLogged(
@@ -183,7 +189,7 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
     upgrade(req, socket) {
       // A client resetting the connection must never become an unhandled error.
       socket.on('error', () => socket.destroy());
-      const forVm = vmLabelFromHost(req.headers.host, gate.vmDomain) !== null;
+      const forVm = routeOf(req.headers.host) !== null;
       const entry = forVm ? newLogEntry('proxy', `${req.method} -`) : refusedUpgradeEntry(req);
       void runLogged(
         config.log,

@@ -21,5 +21,7 @@ export {
   type ReflectionField,
   type VmIdentity,
 } from './integrations.js';
+export type { DefaultRecord, DefaultsStore } from './defaults.js';
+export type { DomainRecord, DomainStore } from './domains.js';
 export type { Svc1Record, Svc1Request, Svc1Store } from './svc1.js';
 export { emptyDataFolder, type ResetSummary } from './empty-data-folder.js';

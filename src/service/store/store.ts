@@ -2,6 +2,8 @@ import type Database from 'better-sqlite3';
 import { accountStore, type AccountStore } from './accounts.js';
 import { openDatabase } from './connection.js';
 import { timestampClock, type StoreContext } from './context.js';
+import { defaultsStore, type DefaultsStore } from './defaults.js';
+import { domainStore, type DomainStore } from './domains.js';
 import { integrationStore, type IntegrationStore } from './integrations.js';
 import { KeyUseBuffer } from './key-usage.js';
 import { keyStore, type KeyStore } from './keys.js';
@@ -21,7 +23,16 @@ import { vmStore, type VmStore } from './vms.js';
  * commands to decide.
  */
 export interface Store
-  extends AccountStore, KeyStore, TeamStore, VmStore, ShareStore, IntegrationStore, Svc1Store {
+  extends
+    AccountStore,
+    KeyStore,
+    TeamStore,
+    VmStore,
+    ShareStore,
+    IntegrationStore,
+    Svc1Store,
+    DefaultsStore,
+    DomainStore {
   /** The database file. */
   readonly path: string;
   /**
@@ -79,6 +90,8 @@ export function openStore(path: string, options: StoreOptions = {}): Store {
     ...shareStore(ctx),
     ...integrations,
     ...svc1Store(ctx),
+    ...defaultsStore(ctx),
+    ...domainStore(ctx),
     dataGeneration: () => ctx.reads.generation(),
     close() {
       if (!db.open) return;

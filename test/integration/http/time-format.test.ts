@@ -66,6 +66,12 @@ const script = (): { line: string; as?: 'member' }[] => [
   { line: 'integrations detach api vm:web' },
   { line: 'integrations rename api api2' },
   { line: 'integrations remove api2' },
+  { line: 'domain add web app.example.com' },
+  { line: 'domain ls' },
+  { line: 'domain rm web app.example.com' },
+  { line: "defaults write dev.exe new.setup-script 'true'" },
+  { line: 'defaults read' },
+  { line: 'defaults delete dev.exe new.setup-script' },
   { line: 'rm web2' },
   { line: 'browser' },
 ];
@@ -79,7 +85,8 @@ before(async () => {
     '"ssh-key remove","ssh-key rename","ssh-key generate-api-key","svc0-to-svc1","share show",' +
     '"share port","share set-public","share set-private","share add","share remove","team",' +
     '"team members","team add","team remove","integrations list","integrations add",' +
-    '"integrations remove","integrations rename","integrations attach","integrations detach"]}';
+    '"integrations remove","integrations rename","integrations attach","integrations detach",' +
+    '"domain add","domain rm","domain ls","defaults read","defaults write","defaults delete"]}';
   ownerToken = await svc.token(every);
   const memberKey = await svc.addAccount('member@example.com');
   memberToken = await svc.token('{"cmds":["team leave"]}', memberKey);
@@ -149,7 +156,7 @@ test('every time a command answers, in JSON and as text, is in whole seconds', a
     commands: { name: string }[];
   };
   // Groups (`ssh-key`, `share`, …) only answer their help; their subcommands are run above.
-  const groups = new Set(['ssh-key', 'share', 'integrations']);
+  const groups = new Set(['ssh-key', 'share', 'integrations', 'domain', 'defaults']);
   const missing = listed.commands
     .map((c) => c.name)
     .filter((name) => !covered.has(name) && !groups.has(name));

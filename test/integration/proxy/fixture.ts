@@ -73,6 +73,10 @@ const FIXTURE_CMDS = [
   'share set-public',
   'share set-private',
   'svc0-to-svc1',
+  'domain add',
+  'domain rm',
+  'rm',
+  'rename',
 ];
 
 export async function startProxyFixture(
