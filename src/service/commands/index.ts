@@ -23,6 +23,8 @@ import { restartCommand } from './restart.js';
 import { rmCommand } from './rm.js';
 import { shareAddCommand, shareRemoveCommand } from './share/users.js';
 import { sharePortCommand } from './share/port.js';
+import { shareAccessCommand } from './share/access.js';
+import { shareAddLinkCommand, shareRemoveLinkCommand } from './share/links.js';
 import { shareSetPrivateCommand, shareSetPublicCommand } from './share/visibility.js';
 import { shareShowCommand } from './share/show.js';
 import { sshCommand } from './ssh.js';
@@ -68,6 +70,9 @@ const DEFINITIONS: readonly CommandDefinition<ServiceDeps>[] = [
   shareSetPrivateCommand,
   shareAddCommand,
   shareRemoveCommand,
+  shareAddLinkCommand,
+  shareRemoveLinkCommand,
+  shareAccessCommand,
   domainAddCommand,
   domainRmCommand,
   domainLsCommand,
@@ -82,6 +87,15 @@ const DEFINITIONS: readonly CommandDefinition<ServiceDeps>[] = [
   ...INTEGRATIONS_COMMANDS,
   sshCommand,
 ];
+
+/**
+ * Other names of commands in every mode, as the real service's command reference lists them
+ * (`Aliases: add-share-link`): alias path → the command's own path.
+ */
+const ALIASES: Readonly<Record<string, string>> = {
+  'share add-share-link': 'share add-link',
+  'share remove-share-link': 'share remove-link',
+};
 
 /** The groups that are no command themselves, registered before their first subcommand. */
 const GROUPS = new Map([
@@ -119,6 +133,8 @@ export function buildRegistry(
   }
   const unlisted = [...byPath.keys()];
   if (unlisted.length > 0) throw new Error(`not in the command catalogue: ${unlisted.join(', ')}`);
+  for (const [alias, of] of Object.entries(ALIASES))
+    registry.registerAlias(alias, of, EXECTL_DIALECT);
   // The other names of `--compat` (SPEC §12), listed after exectl's own.
   for (const dialect of dialects) {
     for (const [alias, of] of Object.entries(dialect.commandAliases)) {

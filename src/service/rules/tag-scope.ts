@@ -55,6 +55,9 @@ const SCOPED_KEY_RULES: Readonly<Record<string, ScopedKeyRule>> = {
   'share set-private': 'narrowed',
   'share add': 'narrowed',
   'share remove': 'narrowed',
+  'share add-link': 'narrowed',
+  'share remove-link': 'narrowed',
+  'share access': 'narrowed',
   // Only its tag's VMs are in reach (the others are "not found").
   'domain add': 'narrowed',
   'domain rm': 'narrowed',

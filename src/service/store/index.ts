@@ -9,6 +9,8 @@ export type { AccountTeam, TeamMember, TeamRecord, TeamRole, TeamStore } from '.
 export type { NewVm, Visibility, VmRecord, VmSetup, VmStatus, VmStore } from './vms.js';
 export { DEFAULT_VM_LIMITS, type VmLimitsRecord } from './vm-records.js';
 export type { ShareRecord, ShareStore } from './shares.js';
+export type { ShareLinkRecord, ShareLinkStore } from './share-links.js';
+export type { TeamAccessStore } from './team-access.js';
 export {
   INTEGRATION_TYPES,
   REFLECTION_FIELDS,

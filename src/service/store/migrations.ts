@@ -151,7 +151,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 6,
-    description: 'account defaults, custom domains, share links (SPEC §3 defaults, domain, share)',
+    description: 'account defaults, custom domains, share links, team ssh access (SPEC §3)',
     sql: `
       -- \`defaults write <domain> <key>\`: one value per account, domain and key.
       CREATE TABLE account_defaults (
@@ -172,6 +172,22 @@ export const MIGRATIONS: readonly Migration[] = [
         added_at TEXT NOT NULL
       ) STRICT, WITHOUT ROWID;
       CREATE INDEX vm_domains_by_vm ON vm_domains(vm_id);
+
+      -- \`share add-link\`: whoever opens <url>?share=<token> gets into the VM's site. SECRET.
+      CREATE TABLE vm_share_links (
+        token TEXT PRIMARY KEY,
+        vm_id INTEGER NOT NULL REFERENCES vms(id) ON DELETE CASCADE,
+        created_at TEXT NOT NULL,
+        use_count INTEGER NOT NULL DEFAULT 0 CHECK (use_count >= 0),
+        last_used_at TEXT
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX vm_share_links_by_vm ON vm_share_links(vm_id);
+
+      -- \`share access allow\`: the members of the owner's team may ssh into the VM (a row: allowed).
+      CREATE TABLE vm_team_access (
+        vm_id INTEGER PRIMARY KEY REFERENCES vms(id) ON DELETE CASCADE,
+        allowed_at TEXT NOT NULL
+      ) STRICT;
     `,
   },
 ];

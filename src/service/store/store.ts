@@ -10,8 +10,10 @@ import { keyStore, type KeyStore } from './keys.js';
 import { migrate } from './migrate.js';
 import { openError } from './open-errors.js';
 import { ReadCache } from './read-cache.js';
+import { shareLinkStore, type ShareLinkStore } from './share-links.js';
 import { shareStore, type ShareStore } from './shares.js';
 import { svc1Store, type Svc1Store } from './svc1.js';
+import { teamAccessStore, type TeamAccessStore } from './team-access.js';
 import { teamStore, type TeamStore } from './teams.js';
 import { vmStore, type VmStore } from './vms.js';
 
@@ -32,7 +34,9 @@ export interface Store
     IntegrationStore,
     Svc1Store,
     DefaultsStore,
-    DomainStore {
+    DomainStore,
+    ShareLinkStore,
+    TeamAccessStore {
   /** The database file. */
   readonly path: string;
   /**
@@ -92,6 +96,8 @@ export function openStore(path: string, options: StoreOptions = {}): Store {
     ...svc1Store(ctx),
     ...defaultsStore(ctx),
     ...domainStore(ctx),
+    ...shareLinkStore(ctx),
+    ...teamAccessStore(ctx),
     dataGeneration: () => ctx.reads.generation(),
     close() {
       if (!db.open) return;

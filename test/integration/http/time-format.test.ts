@@ -52,6 +52,9 @@ const script = (): { line: string; as?: 'member' }[] => [
   { line: 'share show' },
   { line: 'share show web' },
   { line: 'share remove web friend@example.com' },
+  { line: 'share add-link web' },
+  { line: 'share access allow web' },
+  { line: 'share show web' },
   { line: 'team add member@example.com' },
   { line: 'team' },
   { line: 'team members' },
@@ -86,7 +89,7 @@ before(async () => {
     '"share port","share set-public","share set-private","share add","share remove","team",' +
     '"team members","team add","team remove","integrations list","integrations add",' +
     '"integrations remove","integrations rename","integrations attach","integrations detach",' +
-    '"domain add","domain rm","domain ls","defaults read","defaults write","defaults delete"]}';
+    '"share add-link","share access","domain add","domain rm","domain ls","defaults read","defaults write","defaults delete"]}';
   ownerToken = await svc.token(every);
   const memberKey = await svc.addAccount('member@example.com');
   memberToken = await svc.token('{"cmds":["team leave"]}', memberKey);
@@ -157,8 +160,11 @@ test('every time a command answers, in JSON and as text, is in whole seconds', a
   };
   // Groups (`ssh-key`, `share`, …) only answer their help; their subcommands are run above.
   const groups = new Set(['ssh-key', 'share', 'integrations', 'domain', 'defaults']);
+  // Other names of a command run above (`share add-share-link`), and `share remove-link`, whose
+  // answer holds no time and whose token only a run makes.
+  const others = new Set(['share add-share-link', 'share remove-share-link', 'share remove-link']);
   const missing = listed.commands
     .map((c) => c.name)
-    .filter((name) => !covered.has(name) && !groups.has(name));
+    .filter((name) => !covered.has(name) && !groups.has(name) && !others.has(name));
   assert.deepEqual(missing, []);
 });
