@@ -6,6 +6,7 @@
 // whether a failed request may be repeated safely.
 import * as account from './text-views/account.js';
 import { helpView } from './text-views/help.js';
+import * as settings from './text-views/settings.js';
 import * as sharing from './text-views/sharing.js';
 import type { TextView } from './text-views/view.js';
 import * as vms from './text-views/vms.js';
@@ -49,6 +50,15 @@ export const COMMAND_CATALOG: readonly CatalogEntry[] = [
   { path: 'share set-private', mutates: true, view: sharing.visibilityView },
   { path: 'share add', mutates: true, view: sharing.shareUsersView },
   { path: 'share remove', mutates: true, view: sharing.shareUsersView },
+  { path: 'share add-link', mutates: true, view: sharing.shareLinkView },
+  { path: 'share remove-link', mutates: true, view: sharing.shareLinkView },
+  { path: 'share access', mutates: true, view: sharing.teamAccessView },
+  { path: 'domain add', mutates: true, view: settings.domainChangeView },
+  { path: 'domain rm', mutates: true, view: settings.domainChangeView },
+  { path: 'domain ls', mutates: false, view: settings.domainListView },
+  { path: 'defaults read', mutates: false, view: settings.defaultsReadView },
+  { path: 'defaults write', mutates: true, view: settings.defaultChangeView },
+  { path: 'defaults delete', mutates: true, view: settings.defaultChangeView },
   { path: 'team', mutates: false, view: account.teamView },
   { path: 'team members', mutates: false, view: account.membersView },
   { path: 'team add', mutates: true, view: account.membersView },

@@ -35,6 +35,15 @@ export const shareUsersView = view<{ vm_name: string; users: { email: string }[]
   (data) => `${data.vm_name} is shared with: ${listCell(data.users.map((u) => u.email))}\n`,
 );
 
+/** `share add-link` (its URL, to copy) and `share remove-link`. */
+export const shareLinkView = view<{ vm_name: string; url?: string }>((data) =>
+  data.url === undefined ? `removed the share link of ${data.vm_name}\n` : `${data.url}\n`,
+);
+
+export const teamAccessView = view<{ vm_name: string; team_access: string }>(
+  (data) => `team ssh access to ${data.vm_name}: ${data.team_access}\n`,
+);
+
 interface IntegrationView {
   name: string;
   type: string;

@@ -6,6 +6,11 @@ import type { CommandDefinition } from '../dispatch/types.js';
 import { browserCommand } from './browser.js';
 import { commentCommand } from './comment.js';
 import { cpCommand } from './cp.js';
+import { defaultsReadCommand } from './defaults/read.js';
+import { defaultsDeleteCommand, defaultsWriteCommand } from './defaults/write.js';
+import { domainAddCommand } from './domain/add.js';
+import { domainLsCommand } from './domain/ls.js';
+import { domainRmCommand } from './domain/rm.js';
 import { helpCommand } from './help.js';
 import { INTEGRATIONS_COMMANDS, INTEGRATIONS_GROUP } from './integrations/index.js';
 import { lsCommand } from './ls.js';
@@ -18,6 +23,8 @@ import { restartCommand } from './restart.js';
 import { rmCommand } from './rm.js';
 import { shareAddCommand, shareRemoveCommand } from './share/users.js';
 import { sharePortCommand } from './share/port.js';
+import { shareAccessCommand } from './share/access.js';
+import { shareAddLinkCommand, shareRemoveLinkCommand } from './share/links.js';
 import { shareSetPrivateCommand, shareSetPublicCommand } from './share/visibility.js';
 import { shareShowCommand } from './share/show.js';
 import { sshCommand } from './ssh.js';
@@ -63,6 +70,15 @@ const DEFINITIONS: readonly CommandDefinition<ServiceDeps>[] = [
   shareSetPrivateCommand,
   shareAddCommand,
   shareRemoveCommand,
+  shareAddLinkCommand,
+  shareRemoveLinkCommand,
+  shareAccessCommand,
+  domainAddCommand,
+  domainRmCommand,
+  domainLsCommand,
+  defaultsReadCommand,
+  defaultsWriteCommand,
+  defaultsDeleteCommand,
   teamCommand,
   teamMembersCommand,
   teamAddCommand,
@@ -72,10 +88,21 @@ const DEFINITIONS: readonly CommandDefinition<ServiceDeps>[] = [
   sshCommand,
 ];
 
+/**
+ * Other names of commands in every mode, as the real service's command reference lists them
+ * (`Aliases: add-share-link`): alias path → the command's own path.
+ */
+const ALIASES: Readonly<Record<string, string>> = {
+  'share add-share-link': 'share add-link',
+  'share remove-share-link': 'share remove-link',
+};
+
 /** The groups that are no command themselves, registered before their first subcommand. */
 const GROUPS = new Map([
   ['ssh-key', { path: 'ssh-key', description: 'Manage your SSH keys and API tokens' }],
   ['share', { path: 'share', description: 'Share your VMs with users or the public' }],
+  ['domain', { path: 'domain', description: 'Route domains of your own to your VMs' }],
+  ['defaults', { path: 'defaults', description: "Your account's defaults for later commands" }],
   ['integrations', INTEGRATIONS_GROUP],
 ]);
 
@@ -106,6 +133,8 @@ export function buildRegistry(
   }
   const unlisted = [...byPath.keys()];
   if (unlisted.length > 0) throw new Error(`not in the command catalogue: ${unlisted.join(', ')}`);
+  for (const [alias, of] of Object.entries(ALIASES))
+    registry.registerAlias(alias, of, EXECTL_DIALECT);
   // The other names of `--compat` (SPEC §12), listed after exectl's own.
   for (const dialect of dialects) {
     for (const [alias, of] of Object.entries(dialect.commandAliases)) {

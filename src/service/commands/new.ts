@@ -6,6 +6,7 @@ import { vmSummary } from './vm-view.js';
 import { findIntegration } from './integrations/view.js';
 import { refuseIfTagScoped } from './shared/vm-access.js';
 import type { Principal } from '../dispatch/types.js';
+import { EXE_DEFAULTS_DOMAIN, SETUP_SCRIPT_KEY } from '../rules/defaults.js';
 
 /**
  * `new [--name N] [--tag T]... [--comment C] [--integration I]... [--env K=V]...
@@ -59,7 +60,12 @@ export const newCommand: ServiceCommand = {
       tags: scopedTags(ctx.principal, flags.strings('tag').map(checkTag)),
       comment: checkComment(flags.string('comment') ?? ''),
       env: parseEnv(flags.strings('env')),
-      setupScript: flags.string('setup-script') ?? null,
+      // Without --setup-script, the account's default (`defaults write dev.exe new.setup-script`).
+      setupScript:
+        flags.string('setup-script') ??
+        ctx.deps.store.getDefault(ctx.principal.accountId, EXE_DEFAULTS_DOMAIN, SETUP_SCRIPT_KEY)
+          ?.value ??
+        null,
       // A tag-scoped key names only the integrations it sees (the others are "not found").
       integrations: [...new Set(flags.strings('integration'))].map(
         (name) => findIntegration(ctx, name).name,

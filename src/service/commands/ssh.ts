@@ -2,7 +2,7 @@ import { commandFailed } from '../../errors.js';
 import type { InteractiveOutput, ProgramPipes, StreamOutput, Terminal } from '../dispatch/types.js';
 import type { VmRecord } from '../store/index.js';
 import type { ServiceCommand, ServiceContext } from './shared/command.js';
-import { findVisibleVm } from './shared/vm-access.js';
+import { findSshableVm } from './shared/vm-access.js';
 
 /**
  * `ssh <vm> [command...]` — with a command, runs `/bin/sh -c "<the remaining words joined by
@@ -35,7 +35,7 @@ export const sshCommand: ServiceCommand = {
   mutates: true,
   async run(ctx, input) {
     const [name = '', ...words] = input.args;
-    const vm = findVisibleVm(ctx, name);
+    const vm = findSshableVm(ctx, name);
     if (words.length === 0) return interactiveShell(ctx, vm);
     const command = words.join(' ');
     const output: StreamOutput = {

@@ -10,7 +10,7 @@ import { takeOrRefuse, type RateLimiter } from '../rules/rate-limit.js';
 import { dispatch, type DispatchResult } from './dispatcher.js';
 import type { CommandRegistry } from './registry.js';
 import type { StopSubscription } from './stop.js';
-import type { Principal } from './types.js';
+import type { Principal, ReadInput } from './types.js';
 
 /** What every front end shares to run commands: built once by the service, never per request. */
 export interface CommandEnvironment {
@@ -38,6 +38,8 @@ export interface AdmissionRequest {
   entry: RequestLogEntry;
   /** The front end's reasons to stop the command early (client gone, server stopping). */
   stopWhen?: StopSubscription;
+  /** The client's standard input, for a command that reads a value from it (SSH exec only). */
+  readInput?: ReadInput;
 }
 
 /**
@@ -73,6 +75,7 @@ export async function admit(
     stopWhen: request.stopWhen,
     onResolved: (path) => (entry.path = path),
     faults: env.deps.config.faults,
+    readInput: request.readInput,
   });
 }
 

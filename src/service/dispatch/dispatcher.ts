@@ -16,6 +16,7 @@ import type {
   CommandNode,
   CommandOutput,
   Principal,
+  ReadInput,
   StreamOutput,
 } from './types.js';
 
@@ -40,6 +41,8 @@ interface DispatchOptions {
   onResolved?: (path: string) => void;
   /** Injected failures (SPEC §10), consulted once the command is authorized; see faults.ts. */
   faults?: FaultTable | undefined;
+  /** The client's standard input, where the front end has one (`ctx.readInput`). */
+  readInput?: ReadInput | undefined;
 }
 
 /** A command that ran (or a help that answered): what the front end writes back. */
@@ -127,6 +130,7 @@ export async function dispatch<Deps>(
     options.requestId,
     registry,
     node.dialect,
+    options.readInput,
   );
   let output: CommandOutput;
   try {
@@ -164,6 +168,7 @@ class DispatchedContext<Deps> implements CommandContext<Deps> {
     readonly requestId: string,
     readonly registry: CommandRegistry<Deps>,
     readonly dialect: Dialect,
+    readonly readInput: ReadInput | undefined,
   ) {
     this.#deadline = deadline;
   }

@@ -78,7 +78,10 @@ export class CommandRegistry<Deps> {
     target.names.push(alias);
     const usage = target.usage.replace(of, alias);
     // `help` tells the two names apart: `… (the exe.dev name of svc0-to-svc1)`.
-    const description = `${target.description} (the ${dialect.compat} name of ${of})`;
+    const description =
+      dialect.compat === null
+        ? `${target.description} (another name of ${of})`
+        : `${target.description} (the ${dialect.compat} name of ${of})`;
     const node = new Node(alias, description, usage, target.definition, dialect, target.names);
     parent.byWord.set(word, node);
   }

@@ -104,7 +104,19 @@ export interface CommandContext<Deps> {
    * for an alias such as `exe0-to-exe1`, whose tokens it then answers with (`exe1.…`).
    */
   dialect: Dialect;
+  /**
+   * The client's standard input, read to its end, for a command that takes a value from it
+   * (`cat script | ssh host defaults write dev.exe new.setup-script`); undefined where the
+   * front end has none (/exec, a pty). See {@link ReadInput}.
+   */
+  readonly readInput: ReadInput | undefined;
 }
+
+/**
+ * Reads the client's input to its end, at most `limit` bytes of it: resolves with them, or
+ * with null once more than `limit` came (the rest is then thrown away as it comes).
+ */
+export type ReadInput = (limit: number) => Promise<Buffer | null>;
 
 /**
  * Receives raw output bytes of a streaming command, in the order they were produced. `write`

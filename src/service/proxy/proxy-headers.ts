@@ -5,6 +5,7 @@ import type { TLSSocket } from 'node:tls';
 import { ALL_DIALECTS, type Dialect } from '../../dialects.js';
 import type { TokenCaller } from '../http/token-auth.js';
 import { HOP_BY_HOP_HEADERS } from './hop-by-hop.js';
+import { withoutShareCookies } from './share-link.js';
 
 /**
  * Only the proxy sets these: a client must not pose as another user or another origin. Names
@@ -43,7 +44,7 @@ interface HeadersToVmOptions {
 /**
  * The request headers for the VM's server: the client's own, without hop-by-hop headers (unless
  * tunnelled), `Proxy-Authorization`, `Expect` (the proxy answers it), the exectl token or any
- * client-sent `X-Exectl-*` / `X-ExeDev-*` / `X-Forwarded-*` (`_` or `-`); then, for a visitor
+ * client-sent `X-Exectl-*` / `X-ExeDev-*` / `X-Forwarded-*` (`_` or `-`), the share cookie; then, for a visitor
  * with a token, `X-Exectl-Email`, `X-Exectl-User-Id` and `X-Exectl-Token-Ctx` (and the same under
  * each other dialect's names, `X-ExeDev-Email`, `X-ExeDev-UserID`, `X-ExeDev-Token-Ctx`);
  * `X-Forwarded-For/-Host/-Proto`; and the proxy's loop mark in `X-Exectl-Hop`: a VM that sends
@@ -62,6 +63,12 @@ export function headersToVm(
     if (options.dropAuthorization && lower === 'authorization') continue;
     if (!options.tunnel && (HOP_BY_HOP_HEADERS.has(lower) || lower === 'expect')) continue;
     if (connectionScoped.has(lower)) continue;
+    if (lower === 'cookie') {
+      // The share cookie is the proxy's (share-link.ts): the VM's server never sees it.
+      const rest = withoutShareCookies(req.rawHeaders[i + 1]!);
+      if (rest !== null) out.push(name, rest);
+      continue;
+    }
     out.push(name, req.rawHeaders[i + 1]!);
   }
   if (options.visitor !== null) {

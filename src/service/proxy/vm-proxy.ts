@@ -5,6 +5,7 @@
 // other goes back to node:http. One log line per request, via `proxy`, never the token.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { ExectlError } from '../../errors.js';
 import { dialectsOf, vmDomainOf } from '../config.js';
@@ -23,7 +24,8 @@ import { ProxyConnections } from './proxy-connections.js';
 import { proxyCredential } from './proxy-credential.js';
 import { exchange, type VmTarget } from './proxy-exchange.js';
 import { headersToVm } from './proxy-headers.js';
-import { vmLabelFromHost } from './proxy-host.js';
+import { routeOfHost } from './proxy-host.js';
+import { admittedByShareCookie, redeemShareLink, shareParameter } from './share-link.js';
 import type { TokenAuthenticator } from '../http/token-auth.js';
 import { repeatedSingleton } from '../http/singleton-headers.js';
 import { joinTunnel, refuseOnSocket } from './upgrade-tunnel.js';
@@ -76,22 +78,42 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
   const pool = new UpstreamPool((vm, port) => machines.connect(vm, port));
   const ownPorts = ownPortsOf(options.deps.endpoints);
   const connections = new ProxyConnections(options.limits);
-  // The Host of a connection's requests is the same every time: its label is worked out once.
+  const vmOfDomain = (name: string) => store.vmNameForDomain(name);
+  const routeOf = (host: string | undefined) => routeOfHost(host, gate.vmDomain, vmOfDomain);
+  // The Host of a connection's requests is the same every time: its label is worked out once
+  // while the store is unchanged (a custom domain may come or go).
   let lastHost: string | undefined;
   let lastLabel: string | null = null;
+  let lastGeneration = -1;
   const labelOf = (host: string | undefined): string | null => {
-    if (host !== lastHost || host === undefined) {
-      lastLabel = vmLabelFromHost(host, gate.vmDomain);
+    const generation = store.dataGeneration();
+    if (host !== lastHost || host === undefined || generation !== lastGeneration) {
+      lastLabel = routeOf(host);
       lastHost = host;
+      lastGeneration = generation;
     }
     return lastLabel;
+  };
+
+  /**
+   * The VM and visitor of a request let in: by its token; else by a share cookie of the VM
+   * (an anonymous visit, share-link.ts); else as a request without a token (401 on a private VM).
+   */
+  const admission = async (req: ProxiedRequest, token: string | null) => {
+    if (token === null) {
+      const vm = store.getVmByName(req.label);
+      if (vm !== undefined && admittedByShareCookie(store, vm, req.headers.cookie)) {
+        return { vm, visitor: null };
+      }
+    }
+    const admitted = heldBack(() => admitToVm(gate, req.label, token, req.socket));
+    return admitted instanceof Promise ? await admitted : admitted;
   };
 
   /** Admits the request and says where it goes and with which headers. */
   const target = async (req: ProxiedRequest, entry: RequestLogEntry): Promise<VmTarget> => {
     const credential = proxyCredential(req.headers, dialects);
-    const admission = heldBack(() => admitToVm(gate, req.label, credential.token, req.socket));
-    const { vm, visitor } = admission instanceof Promise ? await admission : admission;
+    const { vm, visitor } = await admission(req, credential.token);
     if (visitor !== null) entry.fingerprint = visitor.principal.keyFingerprint;
     const { dropAuthorization } = credential;
     // `share port` refuses these, but a seed or an older record may still name one.
@@ -129,6 +151,15 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
       if (loop !== null) throw loop;
       const repeated = repeatedSingleton(req);
       if (repeated !== null) throw repeated;
+      const share = shareParameter(req.url);
+      if (share !== null) {
+        // Answered here, never forwarded: the link's token is the proxy's (share-link.ts).
+        if (req.hasBody) req.head.keepAlive = false;
+        const secure = (req.socket as Partial<TLSSocket>).encrypted === true;
+        const vm = store.getVmByName(req.label);
+        client.write(redeemShareLink(store, vm, share, secure, client.keepAlive(req)));
+        return 302;
+      }
       const to = await target(req, entry);
       const expect = req.headers.expect;
       if (expect !== undefined) {
@@ -167,7 +198,7 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
       connections.add(connection);
     },
 
-    vmLabel: (req) => vmLabelFromHost(req.headers.host, gate.vmDomain),
+    vmLabel: (req) => routeOf(req.headers.host),
 
     misdirected: (req, res) =>
       runLogged(
@@ -183,7 +214,7 @@ export function createVmProxy(options: VmProxyOptions): VmProxy {
     upgrade(req, socket) {
       // A client resetting the connection must never become an unhandled error.
       socket.on('error', () => socket.destroy());
-      const forVm = vmLabelFromHost(req.headers.host, gate.vmDomain) !== null;
+      const forVm = routeOf(req.headers.host) !== null;
       const entry = forVm ? newLogEntry('proxy', `${req.method} -`) : refusedUpgradeEntry(req);
       void runLogged(
         config.log,

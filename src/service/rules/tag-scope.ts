@@ -16,6 +16,7 @@ import { quote } from './validate.js';
 type ScopedKeyRule = 'narrowed' | { refused: string };
 
 const TEAM = { refused: 'change the team' };
+const ACCOUNT_DEFAULTS = { refused: "use the account's defaults" };
 
 /**
  * Every command path of the service (a test keeps this equal to the registry). A path missing
@@ -54,6 +55,17 @@ const SCOPED_KEY_RULES: Readonly<Record<string, ScopedKeyRule>> = {
   'share set-private': 'narrowed',
   'share add': 'narrowed',
   'share remove': 'narrowed',
+  'share add-link': 'narrowed',
+  'share remove-link': 'narrowed',
+  'share access': 'narrowed',
+  // Only its tag's VMs are in reach (the others are "not found").
+  'domain add': 'narrowed',
+  'domain rm': 'narrowed',
+  'domain ls': 'narrowed',
+  // The account's defaults shape every VM it makes, far past the key's tag.
+  'defaults read': ACCOUNT_DEFAULTS,
+  'defaults write': ACCOUNT_DEFAULTS,
+  'defaults delete': ACCOUNT_DEFAULTS,
   team: 'narrowed',
   'team members': 'narrowed',
   'team add': TEAM,

@@ -9,6 +9,8 @@ export type { AccountTeam, TeamMember, TeamRecord, TeamRole, TeamStore } from '.
 export type { NewVm, Visibility, VmRecord, VmSetup, VmStatus, VmStore } from './vms.js';
 export { DEFAULT_VM_LIMITS, type VmLimitsRecord } from './vm-records.js';
 export type { ShareRecord, ShareStore } from './shares.js';
+export type { ShareLinkRecord, ShareLinkStore } from './share-links.js';
+export type { TeamAccessStore } from './team-access.js';
 export {
   INTEGRATION_TYPES,
   REFLECTION_FIELDS,
@@ -21,5 +23,7 @@ export {
   type ReflectionField,
   type VmIdentity,
 } from './integrations.js';
+export type { DefaultRecord, DefaultsStore } from './defaults.js';
+export type { DomainRecord, DomainStore } from './domains.js';
 export type { Svc1Record, Svc1Request, Svc1Store } from './svc1.js';
 export { emptyDataFolder, type ResetSummary } from './empty-data-folder.js';

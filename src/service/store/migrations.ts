@@ -149,4 +149,45 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE ssh_keys ADD COLUMN tag TEXT CHECK (tag IS NULL OR tag GLOB '[a-z]*');
     `,
   },
+  {
+    version: 6,
+    description: 'account defaults, custom domains, share links, team ssh access (SPEC §3)',
+    sql: `
+      -- \`defaults write <domain> <key>\`: one value per account, domain and key.
+      CREATE TABLE account_defaults (
+        account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        domain TEXT NOT NULL,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        written_at TEXT NOT NULL,
+        PRIMARY KEY (account_id, domain, key)
+      ) STRICT, WITHOUT ROWID;
+
+      -- A custom domain routes to one VM (lower case, without a leading "*."); with wildcard
+      -- every name under it too. Gone with the VM; a rename keeps it (it names the VM's id).
+      CREATE TABLE vm_domains (
+        domain TEXT PRIMARY KEY,
+        vm_id INTEGER NOT NULL REFERENCES vms(id) ON DELETE CASCADE,
+        wildcard INTEGER NOT NULL CHECK (wildcard IN (0, 1)),
+        added_at TEXT NOT NULL
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX vm_domains_by_vm ON vm_domains(vm_id);
+
+      -- \`share add-link\`: whoever opens <url>?share=<token> gets into the VM's site. SECRET.
+      CREATE TABLE vm_share_links (
+        token TEXT PRIMARY KEY,
+        vm_id INTEGER NOT NULL REFERENCES vms(id) ON DELETE CASCADE,
+        created_at TEXT NOT NULL,
+        use_count INTEGER NOT NULL DEFAULT 0 CHECK (use_count >= 0),
+        last_used_at TEXT
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX vm_share_links_by_vm ON vm_share_links(vm_id);
+
+      -- \`share access allow\`: the members of the owner's team may ssh into the VM (a row: allowed).
+      CREATE TABLE vm_team_access (
+        vm_id INTEGER PRIMARY KEY REFERENCES vms(id) ON DELETE CASCADE,
+        allowed_at TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
 ];

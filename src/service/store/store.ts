@@ -2,14 +2,18 @@ import type Database from 'better-sqlite3';
 import { accountStore, type AccountStore } from './accounts.js';
 import { openDatabase } from './connection.js';
 import { timestampClock, type StoreContext } from './context.js';
+import { defaultsStore, type DefaultsStore } from './defaults.js';
+import { domainStore, type DomainStore } from './domains.js';
 import { integrationStore, type IntegrationStore } from './integrations.js';
 import { KeyUseBuffer } from './key-usage.js';
 import { keyStore, type KeyStore } from './keys.js';
 import { migrate } from './migrate.js';
 import { openError } from './open-errors.js';
 import { ReadCache } from './read-cache.js';
+import { shareLinkStore, type ShareLinkStore } from './share-links.js';
 import { shareStore, type ShareStore } from './shares.js';
 import { svc1Store, type Svc1Store } from './svc1.js';
+import { teamAccessStore, type TeamAccessStore } from './team-access.js';
 import { teamStore, type TeamStore } from './teams.js';
 import { vmStore, type VmStore } from './vms.js';
 
@@ -21,7 +25,18 @@ import { vmStore, type VmStore } from './vms.js';
  * commands to decide.
  */
 export interface Store
-  extends AccountStore, KeyStore, TeamStore, VmStore, ShareStore, IntegrationStore, Svc1Store {
+  extends
+    AccountStore,
+    KeyStore,
+    TeamStore,
+    VmStore,
+    ShareStore,
+    IntegrationStore,
+    Svc1Store,
+    DefaultsStore,
+    DomainStore,
+    ShareLinkStore,
+    TeamAccessStore {
   /** The database file. */
   readonly path: string;
   /**
@@ -79,6 +94,10 @@ export function openStore(path: string, options: StoreOptions = {}): Store {
     ...shareStore(ctx),
     ...integrations,
     ...svc1Store(ctx),
+    ...defaultsStore(ctx),
+    ...domainStore(ctx),
+    ...shareLinkStore(ctx),
+    ...teamAccessStore(ctx),
     dataGeneration: () => ctx.reads.generation(),
     close() {
       if (!db.open) return;

@@ -73,6 +73,13 @@ const FIXTURE_CMDS = [
   'share set-public',
   'share set-private',
   'svc0-to-svc1',
+  'share add-link',
+  'share remove-link',
+  'share show',
+  'domain add',
+  'domain rm',
+  'rm',
+  'rename',
 ];
 
 export async function startProxyFixture(

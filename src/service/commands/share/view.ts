@@ -8,12 +8,20 @@ export interface ShareUser {
   added_at: string;
 }
 
+export interface ShareLink {
+  token: string;
+  created_at: string;
+  use_count: number;
+  last_used_at: string | null;
+}
+
 export interface ShareEntry {
   vm_name: string;
   visibility: Visibility;
   port: number;
   url: string;
   users: ShareUser[];
+  links: ShareLink[];
 }
 
 /** The emails a VM is shared with, oldest first. */
@@ -31,5 +39,11 @@ export function shareEntry(deps: ServiceDeps, vm: VmRecord): ShareEntry {
     port: vm.defaultPort,
     url: httpsUrl(deps, vm.name),
     users: shareUsers(deps, vm),
+    links: deps.store.listShareLinks(vm.id).map((link) => ({
+      token: link.token,
+      created_at: link.createdAt,
+      use_count: link.useCount,
+      last_used_at: link.lastUsedAt,
+    })),
   };
 }

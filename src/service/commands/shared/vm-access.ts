@@ -43,6 +43,31 @@ export function findVisibleVm(ctx: VmCaller, name: string): VmRecord {
 }
 
 /**
+ * The VM called `name` when the caller may ssh into it (every ssh door: `ssh` over /exec and
+ * the lobby, `vm+<name>` sessions): a VM it may see, or one whose owner allowed the team in
+ * (`share access allow`) when the caller is in the owner's team now. The tag scope holds
+ * either way.
+ *
+ * @throws 422 `vm "x" not found` (also for a VM the caller may not enter).
+ */
+export function findSshableVm(ctx: VmCaller, name: string): VmRecord {
+  const vm = ctx.deps.store.getVmByName(name);
+  if (vm !== undefined && (isVisibleTo(ctx, vm) || isTeamAllowed(ctx, vm))) return vm;
+  throw vmNotFound(name);
+}
+
+/** The VM lets its owner's team in and the caller is in that team (and in the key's scope). */
+function isTeamAllowed(ctx: VmCaller, vm: VmRecord): boolean {
+  const { store } = ctx.deps;
+  if (!isInTagScope(ctx.principal, vm) || !store.hasTeamAccess(vm.id)) return false;
+  const ownerTeam = store.getTeamOfAccount(vm.accountId)?.team.id;
+  return (
+    ownerTeam !== undefined &&
+    store.getTeamOfAccount(ctx.principal.accountId)?.team.id === ownerTeam
+  );
+}
+
+/**
  * The VM called `name` when the caller owns it. A user a VM is shared with may see it (and
  * run commands in it) but not change it; `what` completes the refusal, e.g. `delete it`.
  *

@@ -10,6 +10,7 @@ import { stopWhenAborted } from '../../dispatch/stop.js';
 import { newLogEntry, runLogged, type RequestLogEntry } from '../../request-log.js';
 import type { SessionExit } from '../channel-sink.js';
 import { sshPrincipal } from '../principal.js';
+import { inputReader } from './input-reader.js';
 import type { ClientTerminal } from '../shell-terminal.js';
 
 /**
@@ -23,8 +24,9 @@ export interface CommandSink {
 
 /**
  * The client's streams of an exec request without a pty: stdin, stdout and stderr apart. A
- * command that can read input (`ssh <vm> <command>`) gets them all; any other leaves stdin
- * unread, and it is thrown away.
+ * command that can read input gets them all (`ssh <vm> <command>`) or its stdin
+ * (`defaults write` without a value, through `ctx.readInput`); any other leaves stdin unread,
+ * and it is thrown away.
  */
 export interface ClientPipes {
   input: NodeJS.ReadableStream;
@@ -88,6 +90,7 @@ export async function runCommandLine(
       noun: 'command line',
       entry,
       stopWhen: stopWhenAborted(signal),
+      ...(pipes === undefined ? {} : { readInput: inputReader(pipes.input) }),
     });
     const outcome = await writeResult(result, sink, signal, terminal, pipes, entry);
     exit = outcome.exit;

@@ -1,5 +1,5 @@
 // Which VM an SSH connection to `vm+<name>` may use, by the same rule as `ssh <vm>` on /exec.
-import { findVisibleVm } from '../../commands/shared/vm-access.js';
+import { findSshableVm } from '../../commands/shared/vm-access.js';
 import { takeOrRefuse } from '../../rules/rate-limit.js';
 import type { VmRecord } from '../../store/index.js';
 import { sshPrincipal } from '../principal.js';
@@ -7,8 +7,8 @@ import type { SessionContext } from '../session-context.js';
 
 /**
  * The VM `name` for the connection's key, counted like a request: the key still registered
- * (401), its rate-limit bucket (429), then the visibility rule of every command (SPEC §3: own
- * VMs, VMs shared with the account, a tag-scoped key's tag only).
+ * (401), its rate-limit bucket (429), then the rule of every ssh door (SPEC §3: own VMs, VMs
+ * shared with the account, those whose owner let the team in, a tag-scoped key's tag only).
  *
  * @throws ExectlError 422 `vm "x" not found` alike for a VM that does not exist and one the
  *   key may not use, 401 or 429 as above.
@@ -18,5 +18,5 @@ export function openVm(ctx: SessionContext, name: string): VmRecord {
   const principal = sshPrincipal(deps.store, ctx.fingerprint);
   deps.store.recordKeyUse(ctx.fingerprint);
   takeOrRefuse(ctx.env.rateLimiter, ctx.fingerprint);
-  return findVisibleVm({ deps, principal }, name);
+  return findSshableVm({ deps, principal }, name);
 }

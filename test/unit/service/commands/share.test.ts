@@ -19,6 +19,7 @@ const entry = (name: string, extra: Record<string, unknown> = {}) => ({
   port: 8000,
   url: `http://${name}.localhost:7070`,
   users: [],
+  links: [],
   ...extra,
 });
 
