@@ -63,6 +63,8 @@ const SCOPED_KEY_RULES: Readonly<Record<string, ScopedKeyRule>> = {
   'team members': 'narrowed',
   'team add': TEAM,
   'team remove': TEAM,
+  'team accept': TEAM,
+  'team decline': TEAM,
   'team leave': TEAM,
   'integrations list': 'narrowed',
   'integrations add': 'narrowed',

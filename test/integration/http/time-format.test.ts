@@ -57,7 +57,10 @@ const script = (): { line: string; as?: 'member' }[] => [
   { line: 'team members' },
   { line: 'team remove member@example.com' },
   { line: 'team add member@example.com' },
+  { line: 'team accept owner@example.com', as: 'member' },
   { line: 'team leave', as: 'member' },
+  { line: 'team add member@example.com' },
+  { line: 'team decline', as: 'member' },
   {
     line: "integrations add http-proxy --name api --target https://example.com --header 'X-Key: k'",
   },
@@ -82,7 +85,7 @@ before(async () => {
     '"integrations remove","integrations rename","integrations attach","integrations detach"]}';
   ownerToken = await svc.token(every);
   const memberKey = await svc.addAccount('member@example.com');
-  memberToken = await svc.token('{"cmds":["team leave"]}', memberKey);
+  memberToken = await svc.token('{"cmds":["team accept","team decline","team leave"]}', memberKey);
   secondPub = (await generateKey(svc.dir.path, 'ed25519', { name: 'second' })).publicKeyLine.trim();
 });
 after(() => svc.stop());

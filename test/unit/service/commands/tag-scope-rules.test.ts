@@ -78,6 +78,8 @@ const EVERY_COMMAND: [path: string, line: string, outcome: 'runs' | ReturnType<t
     ['team members', 'team members', 'runs'],
     ['team add', 'team add bob@example.com', refused('change the team')],
     ['team remove', 'team remove bob@example.com', refused('change the team')],
+    ['team accept', 'team accept bob@example.com', refused('change the team')],
+    ['team decline', 'team decline', refused('change the team')],
     ['team leave', 'team leave', refused('change the team')],
     ['integrations list', 'integrations list', 'runs'],
     ['integrations add', 'integrations add reflection --name ci-refl', 'runs'],
