@@ -63,6 +63,8 @@ export const COMMAND_CATALOG: readonly CatalogEntry[] = [
   { path: 'team members', mutates: false, view: account.membersView },
   { path: 'team add', mutates: true, view: account.membersView },
   { path: 'team remove', mutates: true, view: account.membersView },
+  { path: 'team accept', mutates: true, view: account.teamView },
+  { path: 'team decline', mutates: true, view: account.invitationsView },
   { path: 'team leave', mutates: true, view: account.leaveView },
   { path: 'integrations list', mutates: false, view: sharing.integrationListView },
   { path: 'integrations add', mutates: true, view: sharing.integrationView },

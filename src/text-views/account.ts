@@ -82,24 +82,45 @@ export const apiKeyView = view<{
 /** `svc0-to-svc1`: just the token, ready to copy. */
 export const svc1View = view<{ token: string }>((data) => `${data.token}\n`);
 
+interface InvitationRow {
+  team: string;
+  owner: string;
+  invited_at: string;
+}
+
+function invitationLines(invitations: readonly InvitationRow[]): string {
+  return invitations
+    .map((i) => `invited to ${i.team} at ${i.invited_at}: team accept ${i.owner}\n`)
+    .join('');
+}
+
 export const teamView = view<{
   team: { name: string; owner: string; members: number };
   role: string;
-}>((data) =>
-  textRecord([
-    ['team', data.team.name],
-    ['owner', data.team.owner],
-    ['members', String(data.team.members)],
-    ['your role', data.role],
-  ]),
+  /** Absent from a server older than team invitations. */
+  invitations?: InvitationRow[];
+}>(
+  (data) =>
+    textRecord([
+      ['team', data.team.name],
+      ['owner', data.team.owner],
+      ['members', String(data.team.members)],
+      ['your role', data.role],
+    ]) + invitationLines(data.invitations ?? []),
 );
 
-/** `team members`, `team add` and `team remove`: the members, owner first. */
-export const membersView = view<{ members: { email: string; role: string; joined_at: string }[] }>(
-  (data, _flags, width) => {
-    const rows = data.members.map((m) => [m.email, m.role, m.joined_at]);
-    return textTable(['email', 'role', 'joined'], rows, 'no members', width);
-  },
+/** `team members`, `team add` and `team remove`: the members, owner first, then the invited. */
+export const membersView = view<{
+  members: { email: string; role: string; joined_at: string | null; invited_at?: string }[];
+}>((data, _flags, width) => {
+  // SINCE: when a member joined, or when an invited account was invited (its role says which).
+  const rows = data.members.map((m) => [m.email, m.role, m.joined_at ?? m.invited_at ?? '']);
+  return textTable(['email', 'role', 'since'], rows, 'no members', width);
+});
+
+/** `team decline`: the invitations left. */
+export const invitationsView = view<{ invitations: InvitationRow[] }>((data) =>
+  data.invitations.length === 0 ? 'no invitations\n' : invitationLines(data.invitations),
 );
 
 export const leaveView = view<unknown>(() => 'left the team\n');

@@ -113,6 +113,7 @@ test('export then import into an empty folder gives the same state; secrets only
   await asAda('share set-public db', 'share set-public');
   await asAda('share port web 3000', 'share port');
   await asAda('team add bob@example.com', 'team add');
+  await execJson(server.url, bob, 'team accept ada@example.com', 'team accept');
   await asAda(
     `integrations add llm --name llm --target https://llm.example.com --header 'Authorization: Bearer sk-test' --attach tag:ai`,
     'integrations add',

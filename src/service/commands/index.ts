@@ -36,6 +36,7 @@ import { sshKeyRenameCommand } from './ssh-key/rename.js';
 import { svc0ToSvc1Command } from './svc0-to-svc1.js';
 import { tagCommand } from './tag.js';
 import { teamAddCommand, teamRemoveCommand } from './team/membership.js';
+import { teamAcceptCommand, teamDeclineCommand } from './team/invitation.js';
 import { teamLeaveCommand } from './team/leave.js';
 import { teamMembersCommand } from './team/members.js';
 import { teamCommand } from './team/show.js';
@@ -83,6 +84,8 @@ const DEFINITIONS: readonly CommandDefinition<ServiceDeps>[] = [
   teamMembersCommand,
   teamAddCommand,
   teamRemoveCommand,
+  teamAcceptCommand,
+  teamDeclineCommand,
   teamLeaveCommand,
   ...INTEGRATIONS_COMMANDS,
   sshCommand,

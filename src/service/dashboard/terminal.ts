@@ -17,7 +17,7 @@ import type { LogSink } from '../config.js';
 import { admitLine, type AdmitEnvironment } from './admit-line.js';
 import { checkHost, checkOrigin } from './guard.js';
 import { loggedPath } from './pages.js';
-import { sessionPrincipal } from './session.js';
+import { sessionIdOf, sessionPrincipal } from './session.js';
 import type { SignIns } from './sign-ins.js';
 
 /** The one WebSocket of the dashboard. */
@@ -26,6 +26,11 @@ const TERMINAL_PATH = '/_/api/terminal';
 const MAX_FRAME = 64 * 1024;
 /** Screen bytes waiting to be sent before the shell's output is paused. */
 const OUTPUT_BUFFER = 256 * 1024;
+/**
+ * Terminals one session may hold open at once (SPEC §7): each is a shell in a VM and buffers of
+ * its own, so a page (or a script with the cookie) opening hundreds would take the host's memory.
+ */
+export const TERMINALS_PER_SESSION = 8;
 
 interface TerminalOptions extends AdmitEnvironment {
   log: LogSink;
@@ -39,6 +44,7 @@ interface TerminalOptions extends AdmitEnvironment {
 /** The `upgrade` handler of `/_/api/terminal`. */
 export function createTerminalUpgrade(options: TerminalOptions) {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME });
+  const openBySession = new Map<string, number>();
   return (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on('error', () => socket.destroy());
     const path = (req.url ?? '').split('?')[0]!;
@@ -53,6 +59,16 @@ export function createTerminalUpgrade(options: TerminalOptions) {
       }
       const principal = sessionPrincipal(req, options.signIns, options.deps.store);
       checkOrigin(req, options.tls);
+      // sessionPrincipal passed: the request carries exactly one live session.
+      const sessionId = sessionIdOf(req)!;
+      const open = openBySession.get(sessionId) ?? 0;
+      if (open >= TERMINALS_PER_SESSION) {
+        throw new ExectlError(
+          'rate_limited',
+          `this session has ${TERMINALS_PER_SESSION} terminals open: close one to open another`,
+        );
+      }
+      openBySession.set(sessionId, open + 1);
       const query = new URL(req.url ?? '', 'http://x').searchParams;
       const vm = query.get('vm') ?? '';
       const hangUp = new AbortController();
@@ -84,6 +100,9 @@ export function createTerminalUpgrade(options: TerminalOptions) {
         return await runShell(ws, output, size, hangUp, stopShell);
       } finally {
         options.shutdown.removeEventListener('abort', stopShell);
+        const left = (openBySession.get(sessionId) ?? 1) - 1;
+        if (left === 0) openBySession.delete(sessionId);
+        else openBySession.set(sessionId, left);
       }
     };
     void runLogged(options.log, entry, work, (err) =>

@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { commandFailed } from '../../errors.js';
 import type { ServiceDeps, ServiceEndpoints } from '../deps.js';
-import { isPrivateAddress } from '../rules/private-address.js';
+import { broadcastAddressOf, isPrivateAddress } from '../rules/private-address.js';
 import { quote } from '../rules/validate.js';
 import { refuseOwnListener } from './loop.js';
 import { systemLookupTurns } from './lookup-turns.js';
@@ -21,7 +21,7 @@ export interface TargetPolicy {
 
 /** Why a private target is refused, and what lifts the rule: the end of both refusals' lines. */
 export const PRIVATE_TARGET_REASON =
-  "it reaches a loopback, link-local or unspecified address, or this host's own; " +
+  "it reaches a loopback, link-local, unspecified, multicast or broadcast address, or this host's own; " +
   'exectl serve --allow-private-targets allows that';
 
 /** The policy of a running service. */
@@ -32,17 +32,38 @@ export function targetPolicyOf(deps: Pick<ServiceDeps, 'config' | 'endpoints'>):
   };
 }
 
-/** The addresses of the host's interfaces now (they may change while the server runs). */
+/**
+ * The addresses of the host's interfaces now (they may change while the server runs), and the
+ * broadcast address of each of their IPv4 networks (a directed broadcast onto the host's link).
+ */
 export function hostAddresses(): string[] {
   return Object.values(networkInterfaces()).flatMap((list) =>
-    (list ?? []).map((entry) => entry.address),
+    (list ?? []).flatMap((entry) => {
+      const broadcast = entry.cidr === null ? undefined : broadcastAddressOf(entry.cidr);
+      return broadcast === undefined ? [entry.address] : [entry.address, broadcast];
+    }),
   );
 }
 
 /**
+ * Names every resolver of this host family answers with loopback, whether or not this host's
+ * `/etc/hosts` lists them (Debian's names `ip6-localhost` and `ip6-loopback`; others
+ * `localhost6`, `localhost.localdomain`): a name that does not resolve at `integrations add`
+ * must not become loopback at use when `/etc/hosts` changes.
+ */
+const LOOPBACK_NAMES = new Set([
+  'ip6-localhost',
+  'ip6-loopback',
+  'localhost6',
+  'localhost6.localdomain6',
+  'localhost.localdomain',
+]);
+
+/**
  * The addresses `hostname` (a URL's, brackets allowed) stands for: itself when it is an IP
- * literal, loopback for `localhost` and every `*.localhost` (RFC 6761, whatever DNS says),
- * else what the system resolver answers. IPv6 zones (`%eth0`) are kept.
+ * literal, loopback for `localhost` and every `*.localhost` (RFC 6761, whatever DNS says) and
+ * for the other usual names of loopback (`ip6-localhost`...), else what the system resolver
+ * answers. IPv6 zones (`%eth0`) are kept.
  *
  * @throws the resolver's error (`ENOTFOUND`...) when a name does not resolve.
  */
@@ -52,7 +73,9 @@ export async function resolveTargetHost(hostname: string): Promise<string[]> {
     .replace(/\.$/, '')
     .toLowerCase();
   if (isIP(host) !== 0) return [host];
-  if (host === 'localhost' || host.endsWith('.localhost')) return ['127.0.0.1', '::1'];
+  if (host === 'localhost' || host.endsWith('.localhost') || LOOPBACK_NAMES.has(host)) {
+    return ['127.0.0.1', '::1'];
+  }
   const found = await systemLookupTurns.run(() => lookup(host, { all: true }));
   return found.map((entry) => entry.address);
 }

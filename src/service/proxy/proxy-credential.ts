@@ -16,10 +16,12 @@ interface ProxyCredential {
 /**
  * Reads the credential in SPEC §6 order: `X-Exectl-Authorization: Bearer <token>` (preferred,
  * and always removed before forwarding like every `X-Exectl-*` header), then the same header of
- * each other dialect the server speaks (`X-ExeDev-Authorization`, SPEC §12), else
- * `Authorization: Bearer <token>`, else `Authorization: Basic` with the token as the password
- * (what git sends). A present but unreadable own header offers no token. An `Authorization`
- * is ours when its token starts with a token prefix of `dialects` (`svc0.`, `svc1.`, `exe0.`…).
+ * each other dialect the server speaks (`X-ExeDev-Authorization`, SPEC §12), else the token in
+ * `Authorization`, in any of the forms clients put it there: `Bearer <token>`, the bare token
+ * with no scheme, or `Basic` with the token as the password (what git sends) or as the user
+ * (`https://$TOKEN@host`, git's other habit). A present but unreadable own header offers no
+ * token (it needs `Bearer`; it never reaches the VM either way). An `Authorization` is ours when a token in it starts with a token prefix of `dialects`
+ * (`svc0.`, `svc1.`, `exe0.`…): then it is consumed and never reaches the VM.
  */
 export function proxyCredential(
   headers: IncomingHttpHeaders,
@@ -36,14 +38,27 @@ export function proxyCredential(
   return { token: inAuthorization, dropAuthorization: inAuthorization !== null };
 }
 
-/** The token of an `Authorization` value (as Bearer or as the Basic password), if it is ours. */
+/** The token of an `Authorization` value (Bearer, bare, or either half of Basic), if ours. */
 function ourToken(authorization: string, dialects: readonly Dialect[]): string | null {
-  const token = bearer(authorization) ?? basicPassword(authorization);
-  if (token === null) return null;
-  const ours = dialects.some(
-    (d) => token.startsWith(d.svc0Prefix) || token.startsWith(d.svc1Prefix),
-  );
-  return ours ? token : null;
+  const bearerToken = bearer(authorization);
+  if (bearerToken !== null) return isOurs(bearerToken, dialects) ? bearerToken : null;
+  const bare = bareToken(authorization, dialects);
+  if (bare !== null) return bare;
+  const basic = basicCredentials(authorization);
+  if (basic === null) return null;
+  if (isOurs(basic.password, dialects)) return basic.password;
+  return isOurs(basic.user, dialects) ? basic.user : null;
+}
+
+function isOurs(token: string, dialects: readonly Dialect[]): boolean {
+  return dialects.some((d) => token.startsWith(d.svc0Prefix) || token.startsWith(d.svc1Prefix));
+}
+
+/** A value that is one of our tokens with no scheme before it (spaces around it ignored). */
+function bareToken(value: string, dialects: readonly Dialect[]): string | null {
+  const trimmed = value.trim();
+  if (/\s/.test(trimmed)) return null;
+  return isOurs(trimmed, dialects) ? trimmed : null;
 }
 
 /** The token of `Bearer <token>` (scheme case-insensitive), as SPEC §1.5 step 1 reads it. */
@@ -52,11 +67,12 @@ function bearer(value: string): string | null {
   return match === null ? null : match[1]!;
 }
 
-/** The password of `Basic base64(user:password)`; the user name is ignored. */
-function basicPassword(value: string): string | null {
+/** The user and password of `Basic base64(user:password)`. */
+function basicCredentials(value: string): { user: string; password: string } | null {
   const match = /^basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(value);
   if (match === null) return null;
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  return colon === -1 ? null : decoded.slice(colon + 1);
+  if (colon === -1) return { user: decoded, password: '' };
+  return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }

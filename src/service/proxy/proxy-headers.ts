@@ -13,16 +13,31 @@ import { withoutShareCookies } from './share-link.js';
  * fold both to `_` and would read `X_Exectl_Email` as the proxy's own header. The reserved
  * prefixes are those of EVERY dialect (`x-exectl-`, and `x-exedev-` of SPEC §12), whether or not
  * the server speaks it: a VM app written for the real service trusts `X-ExeDev-Email`, so no
- * client may send one, even to a server without `--compat`.
+ * client may send one, even to a server without `--compat`. The same holds for every dialect's
+ * exit header (`X-Exec-Exit`, `X-Exe-Exit`): an app or a client library behind the VM that reads
+ * it must never see a client's forgery.
  */
 const RESERVED_PREFIXES = ALL_DIALECTS.map((d) => d.reservedHeaderPrefix);
+const EXIT_HEADERS = new Set(ALL_DIALECTS.map((d) => d.exitHeader.toLowerCase()));
 const FORWARDED = /^x-forwarded-(?:for|host|proto)$/;
 
+/**
+ * Proxy-only names: the proxy's own and every spelling of "where the client is" that an app may
+ * trust (`X-Forwarded-*`, RFC 7239's `Forwarded`, nginx's `X-Real-IP`), SPEC §6.
+ */
 function isProxyOnly(lowerName: string): boolean {
-  // Every proxy-only name starts with `x-` (or `x_`): most headers are out at the first letter.
-  if (lowerName.charCodeAt(0) !== 0x78) return false;
+  // Every proxy-only name but `forwarded` starts with `x-` (or `x_`): most headers are out at
+  // the first letter.
+  const first = lowerName.charCodeAt(0);
+  if (first === 0x66) return lowerName === 'forwarded';
+  if (first !== 0x78) return false;
   const name = lowerName.replaceAll('_', '-');
-  return FORWARDED.test(name) || RESERVED_PREFIXES.some((prefix) => name.startsWith(prefix));
+  return (
+    FORWARDED.test(name) ||
+    name === 'x-real-ip' ||
+    EXIT_HEADERS.has(name) ||
+    RESERVED_PREFIXES.some((prefix) => name.startsWith(prefix))
+  );
 }
 
 interface HeadersToVmOptions {
@@ -44,7 +59,8 @@ interface HeadersToVmOptions {
 /**
  * The request headers for the VM's server: the client's own, without hop-by-hop headers (unless
  * tunnelled), `Proxy-Authorization`, `Expect` (the proxy answers it), the exectl token or any
- * client-sent `X-Exectl-*` / `X-ExeDev-*` / `X-Forwarded-*` (`_` or `-`), the share cookie; then, for a visitor
+ * client-sent `X-Exectl-*` / `X-ExeDev-*` / `X-Forwarded-*` / `Forwarded` / `X-Real-IP` / exit
+ * header (`_` or `-`), the share cookie; then, for a visitor
  * with a token, `X-Exectl-Email`, `X-Exectl-User-Id` and `X-Exectl-Token-Ctx` (and the same under
  * each other dialect's names, `X-ExeDev-Email`, `X-ExeDev-UserID`, `X-ExeDev-Token-Ctx`);
  * `X-Forwarded-For/-Host/-Proto`; and the proxy's loop mark in `X-Exectl-Hop`: a VM that sends

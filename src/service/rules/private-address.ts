@@ -6,6 +6,13 @@
 // are other machines of the operator's network, not this host (the host's own address there is
 // refused like any of its addresses), and the SPEC lists only loopback, link-local,
 // unspecified and the host's own. The two metadata services outside link-local are refused too.
+//
+// Multicast and broadcast are refused as well: no one server answers them, and on the host's link
+// every listener of a group (or of the subnet) would. 240.0.0.0/4 (reserved, whose last address is
+// the limited broadcast 255.255.255.255) goes with them. A directed broadcast is refused where it
+// can be told apart: the broadcast address of each of the host's own IPv4 networks, which the
+// caller passes among the host's addresses (target-policy.ts adds them); elsewhere `x.y.z.255` may
+// as well be an ordinary host of a wider network (10.0.0.255 in a /16), so it stays open.
 import { BlockList, isIP } from 'node:net';
 
 const REFUSED = new BlockList();
@@ -22,11 +29,16 @@ REFUSED.addSubnet('::', 96, 'ipv6');
 REFUSED.addSubnet('fe80::', 10, 'ipv6');
 // AWS's metadata service over IPv6.
 REFUSED.addAddress('fd00:ec2::254', 'ipv6');
+// Multicast, and the reserved block that ends in the limited broadcast 255.255.255.255.
+REFUSED.addSubnet('224.0.0.0', 4, 'ipv4');
+REFUSED.addSubnet('240.0.0.0', 4, 'ipv4');
+REFUSED.addSubnet('ff00::', 8, 'ipv6');
 
 /**
  * Whether a connection to `address` would reach the host itself or its link: loopback,
- * link-local, unspecified (and IPv4-compatible IPv6), a cloud metadata service, or one of
- * `hostAddresses` (the host's interfaces). IPv4-mapped IPv6 (`::ffff:127.0.0.1`) counts as the
+ * link-local, unspecified (and IPv4-compatible IPv6), a cloud metadata service, multicast,
+ * broadcast (255.255.255.255 and all of 240/4), or one of `hostAddresses` (the host's interfaces
+ * and the broadcast addresses of their networks, see {@link broadcastAddressOf}). IPv4-mapped IPv6 (`::ffff:127.0.0.1`) counts as the
  * IPv4 address it maps. `address` is an IP literal as node's resolver or a URL's hostname
  * writes it (brackets and an IPv6 zone `%eth0` allowed); anything else counts as private, so
  * a value this rule cannot read is never connected to.
@@ -46,6 +58,22 @@ export function isPrivateAddress(address: string, hostAddresses: readonly string
     if (hostFamily !== 0) own.addAddress(hostIp, hostFamily === 6 ? 'ipv6' : 'ipv4');
   }
   return own.check(ip, type);
+}
+
+/**
+ * The broadcast address of the IPv4 network `cidr` (`192.0.2.2/24` → `192.0.2.255`), or
+ * undefined for IPv6 (which has none), a /31 or /32 (no broadcast, RFC 3021) or an unreadable
+ * value.
+ */
+export function broadcastAddressOf(cidr: string): string | undefined {
+  const match = /^(\d+)\.(\d+)\.(\d+)\.(\d+)\/(\d+)$/.exec(cidr);
+  if (match === null || isIP(cidr.slice(0, cidr.indexOf('/'))) !== 4) return undefined;
+  const prefix = Number(match[5]);
+  if (prefix > 30) return undefined;
+  const n = match.slice(1, 5).reduce((acc, part) => acc * 256 + Number(part), 0);
+  const hostBits = 2 ** (32 - prefix);
+  const broadcast = n - (n % hostBits) + hostBits - 1;
+  return [24, 16, 8, 0].map((shift) => Math.floor(broadcast / 2 ** shift) % 256).join('.');
 }
 
 /**

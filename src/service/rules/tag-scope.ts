@@ -17,6 +17,11 @@ type ScopedKeyRule = 'narrowed' | { refused: string };
 
 const TEAM = { refused: 'change the team' };
 const ACCOUNT_DEFAULTS = { refused: "use the account's defaults" };
+/**
+ * A scoped key is a machine's credential (CI, an agent): it may close a VM of its tag, never open
+ * one to more people, since a share it made would outlive the key and reach past its owner.
+ */
+const REACH = { refused: 'open a vm to more people' };
 
 /**
  * Every command path of the service (a test keeps this equal to the registry). A path missing
@@ -51,13 +56,13 @@ const SCOPED_KEY_RULES: Readonly<Record<string, ScopedKeyRule>> = {
   'svc0-to-svc1': 'narrowed',
   'share show': 'narrowed',
   'share port': 'narrowed',
-  'share set-public': 'narrowed',
+  'share set-public': REACH,
   'share set-private': 'narrowed',
-  'share add': 'narrowed',
+  'share add': REACH,
   'share remove': 'narrowed',
-  'share add-link': 'narrowed',
+  'share add-link': REACH,
   'share remove-link': 'narrowed',
-  'share access': 'narrowed',
+  'share access': REACH,
   // Only its tag's VMs are in reach (the others are "not found").
   'domain add': 'narrowed',
   'domain rm': 'narrowed',
@@ -70,6 +75,8 @@ const SCOPED_KEY_RULES: Readonly<Record<string, ScopedKeyRule>> = {
   'team members': 'narrowed',
   'team add': TEAM,
   'team remove': TEAM,
+  'team accept': TEAM,
+  'team decline': TEAM,
   'team leave': TEAM,
   'integrations list': 'narrowed',
   'integrations add': 'narrowed',
@@ -87,7 +94,8 @@ export function scopedKeyRulePaths(): string[] {
 
 /**
  * Refuses a tag-scoped caller a command such a key may never run (SPEC §3: it cannot add or
- * remove tags, add keys or change the team), or one with no rule.
+ * remove tags, add keys or change the team; nor open a VM to more people, `share add` and
+ * `share set-public`), or one with no rule.
  *
  * @throws 403 `this key is limited to vms tagged "ci" and cannot change the team: use a key
  *   without --tag`.

@@ -6,6 +6,7 @@ export { StoreConflictError, type StoreConflictKind } from './conflicts.js';
 export type { Account, AccountStore, RemovedAccount } from './accounts.js';
 export type { KeyStore, NewSshKey, SshKeyRecord } from './keys.js';
 export type { AccountTeam, TeamMember, TeamRecord, TeamRole, TeamStore } from './teams.js';
+export type { TeamInvitation, TeamInvitee } from './team-invitations.js';
 export type { NewVm, Visibility, VmRecord, VmSetup, VmStatus, VmStore } from './vms.js';
 export { DEFAULT_VM_LIMITS, type VmLimitsRecord } from './vm-records.js';
 export type { ShareRecord, ShareStore } from './shares.js';

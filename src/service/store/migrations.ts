@@ -190,4 +190,19 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 7,
+    description: 'team invitations (SPEC §3 team add invites, team accept / decline)',
+    sql: `
+      -- An account joins a team only by accepting; until then it is invited, and nothing of it
+      -- moves. Gone with the team or the account.
+      CREATE TABLE team_invitations (
+        team_id INTEGER NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+        account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        invited_at TEXT NOT NULL,
+        PRIMARY KEY (team_id, account_id)
+      );
+      CREATE INDEX team_invitations_by_account ON team_invitations(account_id);
+    `,
+  },
 ];

@@ -1,6 +1,7 @@
 import { StoreConflictError } from './conflicts.js';
 import { writeTransaction, type StoreContext } from './context.js';
 import { reflectionSecretRotation } from './reflection-secrets.js';
+import { teamInvitationStore, type TeamInvitationStore } from './team-invitations.js';
 
 export type TeamRole = 'owner' | 'member';
 
@@ -31,21 +32,22 @@ export interface AccountTeam {
  * (role `owner`); joining another team moves it there (role `member`) and leaving moves it
  * back. Its own team keeps existing meanwhile, with it as owner but not as member.
  */
-export interface TeamStore {
+export interface TeamStore extends TeamInvitationStore {
   /** The account's current team and role; undefined when the account does not exist. */
   getTeamOfAccount(accountId: number): AccountTeam | undefined;
   /** The owner first (when in the team), then members by joining time. */
   listTeamMembers(teamId: number): TeamMember[];
   /**
-   * Moves the account out of its own team into `teamId` as a member; returns the team's
-   * members. Refused (StoreConflictError) when the account is already in that team
+   * Moves the account out of its own team into `teamId` as a member at once (the seed's way:
+   * the operator decides; commands invite instead); returns the team's members. Refused (StoreConflictError) when the account is already in that team
    * (`duplicate`), in some other team (`team_membership`), or owns a team that still has
    * other members (`team_has_members`).
    */
   addTeamMember(teamId: number, accountId: number): TeamMember[];
   /**
    * Moves a member of `teamId` back to its own team; returns the team's remaining members.
-   * Every VM of the team's accounts (the member's included) gets a new reflection secret.
+   * Every VM of the accounts that stay gets a new reflection secret (who may reach them
+   * changed); the member's own VMs, keys and secrets are left as they are.
    * Refused when the account is not in that team (`not_found`) or owns it (`team_membership`).
    */
   removeTeamMember(teamId: number, accountId: number): TeamMember[];
@@ -104,6 +106,9 @@ export function teamStore(ctx: StoreContext): TeamStore {
   const move = db.prepare<[number, TeamRole, string, number]>(
     'UPDATE team_members SET team_id = ?, role = ?, joined_at = ? WHERE account_id = ?',
   );
+  const lapseInvitationsOf = db.prepare<[number]>(
+    'DELETE FROM team_invitations WHERE team_id = (SELECT id FROM teams WHERE owner_account_id = ?)',
+  );
 
   const requireTeam = (teamId: number): TeamRecord => {
     const row = teamById.get(teamId);
@@ -121,6 +126,32 @@ export function teamStore(ctx: StoreContext): TeamStore {
     return { email, current };
   };
 
+  /** The conflicts of `addTeamMember`, checked inside the caller's transaction. */
+  const requireCanJoin = (teamId: number, accountId: number): void => {
+    const team = requireTeam(teamId);
+    const { email, current } = requireMembership(accountId);
+    if (current.id === teamId) {
+      throw new StoreConflictError(
+        'duplicate',
+        `${email} is already a member of team "${team.name}"`,
+      );
+    }
+    if (current.owner_account_id !== accountId) {
+      throw new StoreConflictError(
+        'team_membership',
+        `${email} is already a member of another team`,
+      );
+    }
+    if (otherMembers.get(current.id, accountId)!.n > 0) {
+      throw new StoreConflictError('team_has_members', `${email} owns a team with other members`);
+    }
+  };
+
+  const join = (teamId: number, accountId: number): void => {
+    lapseInvitationsOf.run(accountId);
+    move.run(teamId, 'member', ctx.timestamp(), accountId);
+  };
+
   const listTeamMembers = (teamId: number): TeamMember[] =>
     members.all(teamId).map((row) => ({
       accountId: row.account_id,
@@ -130,6 +161,8 @@ export function teamStore(ctx: StoreContext): TeamStore {
     }));
 
   return {
+    ...teamInvitationStore(ctx, { requireCanJoin, join }),
+
     getTeamOfAccount(accountId) {
       const row = teamOfAccount.get(accountId);
       return row === undefined ? undefined : { team: toTeam(row), role: row.role };
@@ -138,24 +171,8 @@ export function teamStore(ctx: StoreContext): TeamStore {
     listTeamMembers,
 
     addTeamMember: writeTransaction(ctx, (teamId: number, accountId: number) => {
-      const team = requireTeam(teamId);
-      const { email, current } = requireMembership(accountId);
-      if (current.id === teamId) {
-        throw new StoreConflictError(
-          'duplicate',
-          `${email} is already a member of team "${team.name}"`,
-        );
-      }
-      if (current.owner_account_id !== accountId) {
-        throw new StoreConflictError(
-          'team_membership',
-          `${email} is already a member of another team`,
-        );
-      }
-      if (otherMembers.get(current.id, accountId)!.n > 0) {
-        throw new StoreConflictError('team_has_members', `${email} owns a team with other members`);
-      }
-      move.run(teamId, 'member', ctx.timestamp(), accountId);
+      requireCanJoin(teamId, accountId);
+      join(teamId, accountId);
       return listTeamMembers(teamId);
     }),
 
@@ -174,8 +191,11 @@ export function teamStore(ctx: StoreContext): TeamStore {
           `${email} owns team "${team.name}" and cannot leave it`,
         );
       }
-      // Every VM of the team as it was gets a new secret: who is in the team changed.
-      rotate.ofAccounts(listTeamMembers(teamId).map((m) => m.accountId));
+      // Every VM of those who stay gets a new secret: who is in their team changed. The
+      // member's own VMs, keys and secrets stay as they are: removing someone from a team must
+      // never break what they run (SPEC §3).
+      const staying = listTeamMembers(teamId).filter((m) => m.accountId !== accountId);
+      rotate.ofAccounts(staying.map((m) => m.accountId));
       move.run(ownTeamId.get(accountId)!.id, 'owner', ctx.timestamp(), accountId);
       return listTeamMembers(teamId);
     }),

@@ -60,7 +60,10 @@ const script = (): { line: string; as?: 'member' }[] => [
   { line: 'team members' },
   { line: 'team remove member@example.com' },
   { line: 'team add member@example.com' },
+  { line: 'team accept owner@example.com', as: 'member' },
   { line: 'team leave', as: 'member' },
+  { line: 'team add member@example.com' },
+  { line: 'team decline', as: 'member' },
   {
     line: "integrations add http-proxy --name api --target https://example.com --header 'X-Key: k'",
   },
@@ -92,7 +95,7 @@ before(async () => {
     '"share add-link","share access","domain add","domain rm","domain ls","defaults read","defaults write","defaults delete"]}';
   ownerToken = await svc.token(every);
   const memberKey = await svc.addAccount('member@example.com');
-  memberToken = await svc.token('{"cmds":["team leave"]}', memberKey);
+  memberToken = await svc.token('{"cmds":["team accept","team decline","team leave"]}', memberKey);
   secondPub = (await generateKey(svc.dir.path, 'ed25519', { name: 'second' })).publicKeyLine.trim();
 });
 after(() => svc.stop());

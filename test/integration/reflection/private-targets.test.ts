@@ -1,5 +1,5 @@
-// Integrations never reach host-only services (SPEC §6): a target at a loopback, link-local or
-// unspecified address, or at one of this host's own, is refused at `integrations add` whatever
+// Integrations never reach host-only services (SPEC §6): a target at a loopback, link-local,
+// unspecified, multicast or broadcast address, or at one of this host's own, is refused at `integrations add` whatever
 // its spelling, and again at use (a record made before, or a name that resolves there now), so a
 // secret-holding server on 127.0.0.1 answers no VM. `allowPrivateTargets` lifts the rule.
 import { after, before, describe, test } from 'node:test';
@@ -10,7 +10,7 @@ import type { ReflectionHarness } from './harness.js';
 
 const HOST_SECRET = 'host-only-secret-7d1f';
 const REASON =
-  "it reaches a loopback, link-local or unspecified address, or this host's own; " +
+  "it reaches a loopback, link-local, unspecified, multicast or broadcast address, or this host's own; " +
   'exectl serve --allow-private-targets allows that';
 
 let hostOnly: EchoUpstream; // a server on 127.0.0.1 that hands its secret to whoever asks
@@ -31,6 +31,20 @@ function ownHosts(): string[] {
   return Object.values(networkInterfaces())
     .flatMap((list) => list ?? [])
     .map(({ address, family }) => (family === 'IPv6' ? `[${address}]` : address));
+}
+
+/** The broadcast address of each of this host's IPv4 networks (a directed broadcast). */
+function ownBroadcasts(): string[] {
+  return Object.values(networkInterfaces())
+    .flatMap((list) => list ?? [])
+    .filter(({ family, cidr }) => family === 'IPv4' && cidr !== null && !cidr.endsWith('/32'))
+    .map(({ cidr }) => {
+      const [address, prefix] = cidr!.split('/');
+      const n = address!.split('.').reduce((acc, part) => acc * 256 + Number(part), 0);
+      const size = 2 ** (32 - Number(prefix));
+      const broadcast = n - (n % size) + size - 1;
+      return [24, 16, 8, 0].map((shift) => Math.floor(broadcast / 2 ** shift) % 256).join('.');
+    });
 }
 
 /** [target as typed, scheme://host as the message shows it]: every spelling of a private host. */
@@ -64,6 +78,19 @@ function privateSpellings(): [string, string][] {
     at('[fe80::1]'),
     at('[febf::1]'),
     ['http://169.254.169.254/latest/meta-data', 'http://169.254.169.254'],
+    // Multicast and broadcast: every listener of the group or the link would answer.
+    at('224.0.0.1'),
+    at('239.255.255.250'),
+    at('255.255.255.255'),
+    at('240.0.0.1'),
+    at('[ff02::1]'),
+    at('[ff05::1:3]'),
+    at('[::ffff:224.0.0.1]', '[::ffff:e000:1]'),
+    // Loopback's other usual names, whether or not /etc/hosts lists them.
+    at('ip6-localhost'),
+    at('IP6-LOOPBACK', 'ip6-loopback'),
+    at('localhost6'),
+    ...ownBroadcasts().map((host) => at(host)),
     ...ownHosts().map((host) => at(host, new URL(`http://${host}`).hostname)),
   ];
 }
@@ -110,6 +137,10 @@ describe('by default', () => {
       `http://127.0.0.1:${port}/x`,
       `http://2130706433:${port}`,
       `http://[::ffff:127.0.0.1]:${port}`,
+      `http://224.0.0.1:${port}`,
+      `http://255.255.255.255:${port}`,
+      `http://[ff02::1]:${port}`,
+      `http://ip6-localhost:${port}`,
     ];
     for (const [i, target] of targets.entries()) {
       const name = `old${i}`;

@@ -16,7 +16,7 @@ import {
 const FAR = 4_000_000_000;
 const LLM_KEY = 'sk-owner0only0never0the0sharer';
 const CMDS = ['new', 'rm', 'rename', 'ssh', 'share add', 'share remove', 'integrations add'];
-const TEAM_CMDS = ['team add', 'team remove', 'team leave'];
+const TEAM_CMDS = ['team add', 'team accept', 'team remove', 'team leave'];
 
 let h: ReflectionHarness;
 let upstream: EchoUpstream;
@@ -96,19 +96,23 @@ test('rename: the old URL answers 404, the new one names the new name', async ()
   assert.equal(JSON.parse((await h.http(`${after}/`)).text).name, 'now-named');
 });
 
-test('a team member leaving (or removed): every VM of the team gets a new URL', async () => {
+test("a team member leaving (or removed): the team's VMs get new URLs, the member's own never", async () => {
   await ok('new --name bobs-vm', bob);
-  const urls = async () => [await urlSeenBy('shared-vm'), await urlSeenBy('bobs-vm', bob)];
   for (const leave of [() => ok('team leave', bob), () => ok('team remove bob@example.com')]) {
     await ok('team add bob@example.com');
-    const before = await urls();
+    // Invited only: nothing changes until bob accepts.
+    const teamBefore = await urlSeenBy('shared-vm');
+    const bobsBefore = await urlSeenBy('bobs-vm', bob);
+    await ok('team accept owner@example.com', bob);
+    assert.equal(await urlSeenBy('shared-vm'), teamBefore);
     await leave();
-    const after = await urls();
-    for (const [i, old] of before.entries()) {
-      assert.notEqual(after[i], old);
-      assert.deepEqual(await reach(old), [404, 404]);
-      assert.deepEqual((await reach(after[i]!))[0], 200);
-    }
+    const teamAfter = await urlSeenBy('shared-vm');
+    assert.notEqual(teamAfter, teamBefore);
+    assert.deepEqual(await reach(teamBefore), [404, 404]);
+    assert.deepEqual((await reach(teamAfter))[0], 200);
+    // The member's own VM keeps its URL: its programs keep working.
+    assert.equal(await urlSeenBy('bobs-vm', bob), bobsBefore);
+    assert.deepEqual((await reach(bobsBefore))[0], 200);
   }
 });
 

@@ -4,11 +4,10 @@ import type { AccountTeam, TeamRole } from '../../store/index.js';
 import type { ServiceContext } from '../shared/command.js';
 import { quote } from '../../rules/validate.js';
 
-export interface MemberEntry {
-  email: string;
-  role: TeamRole;
-  joined_at: string;
-}
+/** A team's member, or an account invited to it (`role` `invited`, not yet joined). */
+export type MemberEntry =
+  | { email: string; role: TeamRole; joined_at: string }
+  | { email: string; role: 'invited'; joined_at: null; invited_at: string };
 
 /** The team the caller is in now, and its role there. */
 export function currentTeam(ctx: ServiceContext): AccountTeam {
@@ -32,11 +31,52 @@ export function ownTeam(ctx: ServiceContext, what: string): AccountTeam {
   return current;
 }
 
-/** The team's members, owner first, as the commands answer them. */
+/** The team's members, owner first, then the accounts invited to it, as the commands answer. */
 export function memberEntries(ctx: ServiceContext, teamId: number): MemberEntry[] {
-  return ctx.deps.store.listTeamMembers(teamId).map(toEntry);
+  const { store } = ctx.deps;
+  const members: MemberEntry[] = store.listTeamMembers(teamId).map((member) => ({
+    email: member.email,
+    role: member.role,
+    joined_at: member.joinedAt,
+  }));
+  const invited: MemberEntry[] = store.listTeamInvitees(teamId).map((invitee) => ({
+    email: invitee.email,
+    role: 'invited',
+    joined_at: null,
+    invited_at: invitee.invitedAt,
+  }));
+  return [...members, ...invited];
 }
 
-export function toEntry(member: { email: string; role: TeamRole; joinedAt: string }): MemberEntry {
-  return { email: member.email, role: member.role, joined_at: member.joinedAt };
+/** An invitation the caller holds, as `team` and `team decline` answer it. */
+export interface InvitationEntry {
+  team: string;
+  owner: string;
+  invited_at: string;
+}
+
+/** The invitations the caller holds, oldest first. */
+export function invitationEntries(ctx: ServiceContext): InvitationEntry[] {
+  return ctx.deps.store.listInvitationsOf(ctx.principal.accountId).map((invitation) => ({
+    team: invitation.teamName,
+    owner: invitation.ownerEmail,
+    invited_at: invitation.invitedAt,
+  }));
+}
+
+export interface TeamData {
+  team: { name: string; owner: string; members: number };
+  role: TeamRole;
+  invitations: InvitationEntry[];
+}
+
+/** `team`'s answer: the caller's team, its role there, and the invitations it holds. */
+export function teamData(ctx: ServiceContext): TeamData {
+  const { team, role } = currentTeam(ctx);
+  const members = ctx.deps.store.listTeamMembers(team.id).length;
+  return {
+    team: { name: team.name, owner: team.ownerEmail, members },
+    role,
+    invitations: invitationEntries(ctx),
+  };
 }

@@ -69,6 +69,8 @@ const ALL_PATHS = [
   'team members',
   'team add',
   'team remove',
+  'team accept',
+  'team decline',
   'team leave',
   'integrations',
   'integrations list',
@@ -97,7 +99,7 @@ test('help lists the top-level commands and groups; help all lists every path', 
   assert.deepEqual(team, {
     name: 'team',
     usage: 'team',
-    description: 'Show your team: name, owner, number of members, and your role',
+    description: 'Show your team: name, owner, number of members, your role and invitations',
   });
 });
 
@@ -203,7 +205,7 @@ test('team is a command and the parent of its subcommands', async () => {
   const help = (await fx.run(ada, 'team --help')) as { subcommands: { name: string }[] };
   assert.deepEqual(
     help.subcommands.map((s) => s.name),
-    ['team members', 'team add', 'team remove', 'team leave'],
+    ['team members', 'team add', 'team remove', 'team accept', 'team decline', 'team leave'],
   );
 });
 

@@ -110,9 +110,7 @@ const NAMING_A_VM = [
   'ssh VM true',
   'share show VM',
   'share port VM 3000',
-  'share set-public VM',
   'share set-private VM',
-  'share add VM eve@example.com',
   'share remove VM eve@example.com',
   'integrations attach refl vm:VM',
   'ssh-key generate-api-key --vm VM',
@@ -150,6 +148,27 @@ test('a VM in the scope is touched as usual', async () => {
     comment: 'nightly',
   });
   assert.deepEqual(await fx.run(ci, 'share port build 3000'), { vm_name: 'build', port: 3000 });
+});
+
+test('share add and share set-public are refused (403), in the scope or out of it: a scoped key never opens a VM to more people', async () => {
+  fx.addUser('eve@example.com');
+  for (const vm of ['build', 'prod', 'no-such-vm']) {
+    for (const line of [`share add ${vm} eve@example.com`, `share set-public ${vm}`]) {
+      assert.deepEqual(await fx.fail(ci, line), SCOPE_REFUSAL('open a vm to more people'), line);
+    }
+  }
+  const { shares } = (await fx.run(ada, 'share show build')) as {
+    shares: { visibility: string; users: unknown[] }[];
+  };
+  assert.deepEqual(
+    shares.map(({ visibility, users }) => ({ visibility, users })),
+    [{ visibility: 'private', users: [] }],
+  );
+  // What narrows the reach still runs.
+  assert.equal(
+    ((await fx.run(ci, 'share set-private build')) as { vm_name: string }).vm_name,
+    'build',
+  );
 });
 
 test('tag is refused (403), for a VM in the scope, outside it, or missing, and with -d', async () => {

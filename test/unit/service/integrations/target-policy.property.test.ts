@@ -21,14 +21,19 @@ const POLICY: TargetPolicy = {
   allowPrivateTargets: false,
 };
 
-const OWN_V4 = Object.values(networkInterfaces())
-  .flatMap((list) => list ?? [])
-  .filter((entry) => entry.family === 'IPv4')
-  .map((entry) => entry.address);
-
 const dotted = (n: number) => [24, 16, 8, 0].map((shift) => (n >>> shift) & 255).join('.');
 const numberOf = (address: string) =>
   address.split('.').reduce((n, part) => n * 256 + Number(part), 0);
+
+const V4_ENTRIES = Object.values(networkInterfaces())
+  .flatMap((list) => list ?? [])
+  .filter((entry) => entry.family === 'IPv4');
+/** The host's IPv4 addresses and, for networks wider than /31, their broadcast addresses. */
+const OWN_V4 = V4_ENTRIES.flatMap(({ address, netmask }) => {
+  const mask = numberOf(netmask);
+  const broadcast = ((numberOf(address) & mask) | (~mask >>> 0)) >>> 0;
+  return mask >>> 0 >= 0xfffffffe ? [address] : [address, dotted(broadcast)];
+});
 
 /** The test's own statement of the IPv4 rule, independent of the code under test. */
 function privateV4(n: number): boolean {
@@ -36,6 +41,7 @@ function privateV4(n: number): boolean {
   return (
     a === 0 ||
     a === 127 ||
+    a >= 224 ||
     (a === 169 && b === 254) ||
     dotted(n) === '100.100.100.200' ||
     OWN_V4.includes(dotted(n))
@@ -46,6 +52,8 @@ const privateV4Number = fc.oneof(
   fc.integer({ min: 0x7f000000, max: 0x7fffffff }),
   fc.integer({ min: 0, max: 0x00ffffff }),
   fc.integer({ min: 0xa9fe0000, max: 0xa9feffff }),
+  // Multicast 224/4 and reserved 240/4, with the limited broadcast at its end.
+  fc.integer({ min: 0xe0000000, max: 0xffffffff }),
   fc.constantFrom(numberOf('100.100.100.200'), ...OWN_V4.map(numberOf)),
 );
 const anyV4Number = fc.integer({ min: 0, max: 0xffffffff });
@@ -104,6 +112,10 @@ const privateV6 = fc.oneof(
     .tuple(fc.integer({ min: 0xfe80, max: 0xfebf }), fc.integer({ min: 0, max: 0xffff }))
     .map(([head, tail]) => `[${head.toString(16)}::${tail.toString(16)}]`),
   anyV4Number.map((n) => `[::${dotted(n)}]`),
+  // Multicast ff00::/8, any scope and group.
+  fc
+    .tuple(fc.integer({ min: 0xff00, max: 0xffff }), fc.integer({ min: 0, max: 0xffff }))
+    .map(([head, tail]) => `[${head.toString(16)}::${tail.toString(16)}]`),
 );
 
 async function outcome(host: string): Promise<{ refused: boolean; message?: string }> {
@@ -144,7 +156,7 @@ test('any spelling of any IPv4 address is refused exactly when the address is pr
   );
 });
 
-test('IPv4-mapped IPv6 follows the IPv4 rule; IPv6 loopback, unspecified, link-local refused', async () => {
+test('IPv4-mapped IPv6 follows the IPv4 rule; IPv6 loopback, unspecified, link-local, multicast refused', async () => {
   await fc.assert(
     fc.asyncProperty(
       fc

@@ -362,7 +362,7 @@ describe('refusals name the seed entry', () => {
     ];
     await refused(
       accounts,
-      'seed accounts[0].integrations[0]: invalid target "http://169.254.169.254": it reaches a loopback, link-local or unspecified address, or this host\'s own; exectl serve --allow-private-targets allows that',
+      'seed accounts[0].integrations[0]: invalid target "http://169.254.169.254": it reaches a loopback, link-local, unspecified, multicast or broadcast address, or this host\'s own; exectl serve --allow-private-targets allows that',
     );
     const adaAccount = target.store.findAccountByEmail('ada@example.com')!;
     assert.equal(target.store.getIntegration(adaAccount.id, 'meta'), undefined);
