@@ -1,11 +1,12 @@
 // The host processes a machine VM makes the host run for it (SPEC §7): its network helper
 // (slirp4netns) and its door helper run inside that VM's own cgroups, every controller, so their
-// CPU and memory count against the VM's limits, not the server's. As root, as CI runs the tests.
+// CPU and memory count against the VM's limits, not the server's: a VM resized to 1 CPU stays
+// within about 1 CPU however hard it drives its network. As root, as CI runs the tests.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { VmSpec } from '../../../src/service/vm/index.js';
+import { DEFAULT_VM_LIMITS, type VmSpec } from '../../../src/service/vm/index.js';
 import { hostSleeper, openVmFixture, uniqueMarker, type VmFixture } from './fixture.js';
 
 /** The cgroups of a host process, as /proc shows them ('' once it is gone). */
@@ -70,5 +71,49 @@ describe('machine VMs: their helpers run in the VM’s cgroups', () => {
       1,
       `door helpers in the VM's cgroups: ${ours.length} of ${helpers.length}`,
     );
+  });
+
+  test('a VM resized to 1 CPU cannot use ~2 cores through its network helper', async (t) => {
+    const capped = { ...vm, limits: { ...DEFAULT_VM_LIMITS, cpus: 1 } };
+    await fx.runtime.resize(capped);
+    const slirps = [];
+    for (const pid of await hostPrograms('slirp4netns')) {
+      if ((await cgroupsOf(pid)) === vmCgroups) slirps.push(pid);
+    }
+    // The VM's slirp4netns, found by its cgroup (none is found where it runs elsewhere).
+    const [slirp] = slirps;
+    const slirpSeconds = async () => {
+      if (slirp === undefined) return 0;
+      const stat = await readFile(`/proc/${slirp}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    };
+    // Two CPU hogs and two UDP floods to 10.0.2.2 (the host's loopback through slirp4netns),
+    // which slirp4netns reads off the VM's tap and drops (--disable-host-loopback): the work of
+    // every packet is slirp4netns's, on the host side.
+    const flood =
+      'import socket\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\nwhile True:\n  try: s.sendto(b"x" * 1400, ("10.0.2.2", 9))\n  except OSError: pass\n';
+    const started = await fx.run(
+      vm,
+      `printf '${flood}' > flood.py && (setsid sh -c 'yes > /dev/null & yes > /dev/null & python3 flood.py & python3 flood.py & wait' > /dev/null 2>&1 &)`,
+    );
+    assert.equal(started.exitCode, 0, started.output);
+    try {
+      await sleep(1_000);
+      const cpu = async () => (await fx.runtime.stat(capped)).usage.cpuSeconds ?? NaN;
+      const [vmBefore, slirpBefore, at] = [await cpu(), await slirpSeconds(), Date.now()];
+      await sleep(5_000);
+      const [vmAfter, slirpAfter] = [await cpu(), await slirpSeconds()];
+      const wall = (Date.now() - at) / 1000;
+      const used = (vmAfter - vmBefore) / wall;
+      assert.ok(slirpAfter > slirpBefore, `slirp4netns worked ${slirpAfter - slirpBefore} s`);
+      t.diagnostic(
+        `VM and helper ${used.toFixed(2)} CPUs; slirp4netns ${(slirpAfter - slirpBefore).toFixed(2)} s of ${wall.toFixed(1)} s`,
+      );
+      // The VM's cgroup counts slirp4netns's CPU too (it is a member): all of it within ~1 CPU.
+      assert.ok(used <= 1.25, `the VM and its helper used ${used.toFixed(2)} CPUs`);
+    } finally {
+      await fx.run(vm, 'pkill -f flood.py; pkill yes; true');
+    }
   });
 });
