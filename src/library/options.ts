@@ -58,4 +58,6 @@ export interface StartServerOptions {
   maxVmCpus?: string;
   /** Largest VM disk (`50G`). Default: the size of the data folder's file system. */
   maxVmDisk?: string;
+  /** As `serve --max-vms-per-account`: the most VMs one account may own. Default 32. */
+  maxVmsPerAccount?: number;
 }

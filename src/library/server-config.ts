@@ -49,6 +49,7 @@ export function serviceConfigFor(
     commandDeadlineMs: options.commandDeadlineMs ?? DEFAULTS.commandDeadlineMs,
     allowPrivateTargets: options.allowPrivateTargets === true,
     vmCeilings: ceilingsOf(options),
+    maxVmsPerAccount: vmCount(options.maxVmsPerAccount),
     faults,
   };
 }
@@ -71,6 +72,14 @@ function ceilingsOf(options: StartServerOptions): Partial<VmCeilings> {
     ...(cpus === undefined ? {} : { cpus }),
     ...(maxVmDisk === undefined ? {} : { diskBytes: size('maxVmDisk', maxVmDisk, MIN_DISK) }),
   };
+}
+
+function vmCount(count: number | undefined): number {
+  if (count === undefined) return DEFAULTS.maxVmsPerAccount;
+  if (!Number.isSafeInteger(count) || count < 1) {
+    throw invalid('maxVmsPerAccount', 'expected a whole number of VMs, at least 1');
+  }
+  return count;
 }
 
 function address(option: string, text = '127.0.0.1:0'): ListenAddress {

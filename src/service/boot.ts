@@ -129,10 +129,15 @@ export async function createService(
     const loopMarks = newLoopMarks();
     // Each listener counts its own connections against these caps.
     const connectionLimits = config.connections ?? defaultConnectionLimits(openFileLimit());
+    // Machine VMs open their connections inside networks of their own: the server knows which
+    // VM opened each, and binds every reflection URL to its VM (SPEC §5).
+    const ownNetworks =
+      machines.runtime.kind === 'bwrap' && machines.runtime.mode.kind === 'machine';
     const reflection = await startReflectionListener(
       { store, config, endpoints },
       loopMarks,
       connectionLimits,
+      ownNetworks,
     );
     closers.push(() => reflection.close());
     endpoints.reflection = reflection.url;

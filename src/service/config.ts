@@ -73,6 +73,11 @@ export interface ServiceConfig {
    */
   vmCeilings?: Partial<VmCeilings>;
   /**
+   * `--max-vms-per-account`: the most VMs one account may own (SPEC §7); absent:
+   * {@link DEFAULTS}' 32.
+   */
+  maxVmsPerAccount?: number;
+  /**
    * Failures to inject into `/exec` requests (SPEC §10). Only the library's startServer sets
    * it, never a flag or a request: absent, no request can meet a fault.
    */
@@ -92,6 +97,7 @@ export const DEFAULTS = {
   rateLimit: '60/60s',
   commandDeadlineMs: 30_000,
   bodyLimit: 65_536,
+  maxVmsPerAccount: 32,
 } as const;
 
 /** The domain of VM tokens and proxy hosts: `--vm-domain`, else `--domain`. */

@@ -81,6 +81,16 @@ describe('bad values: exit 2, one line, nothing started', () => {
       '--max-vm-cpus: invalid number of CPUs "all" — a number such as 4 or 0.5',
     ],
     [
+      ['--max-vms-per-account', '0'],
+      {},
+      '--max-vms-per-account: invalid number of VMs "0" — a whole number, at least 1, such as 32',
+    ],
+    [
+      [],
+      { EXECTL_MAX_VMS_PER_ACCOUNT: 'many' },
+      'EXECTL_MAX_VMS_PER_ACCOUNT: invalid number of VMs "many" — a whole number, at least 1, such as 32',
+    ],
+    [
       ['--tls-cert', 'cert.pem'],
       {},
       '--tls-cert needs --tls-key too — give both the certificate and its private key, or neither for plain HTTP',

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import type { LogSink } from '../config.js';
-import { clientKeyOf } from '../rules/client-address.js';
+import { accountKeyOf, clientKeyOf } from '../rules/client-address.js';
 
 /** The limits on one listener's connections (config.ts's `connections`). */
 export interface ConnectionLimits {
@@ -12,6 +12,12 @@ export interface ConnectionLimits {
   perAddress: number;
   /** Open connections in all. */
   total: number;
+  /**
+   * Open connections all VMs of one account may hold together, besides each VM's own
+   * `perAddress` (SPEC §7): one tenant's VMs never fill `total`. Absent: a quarter of `total`
+   * (1024 of 4096), at least `perAddress`.
+   */
+  perAccount?: number;
   /**
    * From a connection's first moment (and from the first byte of each later request on it)
    * until its request's headers have all arrived; then it is answered 408 and closed.
@@ -54,37 +60,60 @@ export function openFileLimit(): number {
   }
 }
 
-/** The open connections of one listener, by client address and in all. */
+/** The cap on one account's VMs' connections together: `perAccount`, else its default. */
+export function perAccountCap(
+  limits: Pick<ConnectionLimits, 'perAddress' | 'total' | 'perAccount'>,
+) {
+  return limits.perAccount ?? Math.max(limits.perAddress, Math.floor(limits.total / 4));
+}
+
+/** The open connections of one listener, by client address, by account (VMs'), and in all. */
 export class ConnectionCounts {
-  readonly #limits: Pick<ConnectionLimits, 'perAddress' | 'total'>;
+  readonly #perAddress: number;
+  readonly #perAccount: number;
+  readonly #totalCap: number;
   readonly #byAddress = new Map<string, number>();
+  readonly #byAccount = new Map<string, number>();
   #total = 0;
 
-  constructor(limits: Pick<ConnectionLimits, 'perAddress' | 'total'>) {
-    this.#limits = limits;
+  constructor(limits: Pick<ConnectionLimits, 'perAddress' | 'total' | 'perAccount'>) {
+    this.#perAddress = limits.perAddress;
+    this.#perAccount = perAccountCap(limits);
+    this.#totalCap = limits.total;
   }
 
   get total(): number {
     return this.#total;
   }
 
-  /** Counts one more connection from `address`, or says no when a cap is reached. */
-  admit(address: string): boolean {
+  /**
+   * Counts one more connection from `address` (of the account `account`, for a VM's), or says
+   * no when a cap is reached.
+   */
+  admit(address: string, account?: string): boolean {
     const open = this.#byAddress.get(address) ?? 0;
-    if (open >= this.#limits.perAddress || this.#total >= this.#limits.total) return false;
+    const ofAccount = account === undefined ? 0 : (this.#byAccount.get(account) ?? 0);
+    if (open >= this.#perAddress || this.#total >= this.#totalCap) return false;
+    if (account !== undefined && ofAccount >= this.#perAccount) return false;
     this.#byAddress.set(address, open + 1);
+    if (account !== undefined) this.#byAccount.set(account, ofAccount + 1);
     this.#total++;
     return true;
   }
 
-  /** Forgets one connection of `address` (admitted before). */
-  release(address: string): void {
-    const open = this.#byAddress.get(address) ?? 0;
-    // Addresses without connections are forgotten: the map holds only open ones.
-    if (open <= 1) this.#byAddress.delete(address);
-    else this.#byAddress.set(address, open - 1);
+  /** Forgets one connection of `address` (and `account`), admitted before. */
+  release(address: string, account?: string): void {
+    forgetOne(this.#byAddress, address);
+    if (account !== undefined) forgetOne(this.#byAccount, account);
     this.#total--;
   }
+}
+
+// Keys without connections are forgotten: a map holds only open ones.
+function forgetOne(counts: Map<string, number>, key: string): void {
+  const open = counts.get(key) ?? 0;
+  if (open <= 1) counts.delete(key);
+  else counts.set(key, open - 1);
 }
 
 /** At most one warning per listener in this time, however many connections are refused. */
@@ -92,14 +121,14 @@ const WARN_EVERY_MS = 60_000;
 
 /**
  * Caps the connections `server` takes ('connection' events: accepted TCP sockets, and the ones
- * machine VMs open inside their own network, handed over, each counted under its VM's key).
+ * machine VMs open inside their own network, handed over, each counted under its VM's key and its account's).
  * Node's `maxConnections` would count only the former, and nothing in Node counts per address. A connection past a cap is destroyed before the HTTP parser (or TLS)
  * sees a byte, so it costs nothing more, and other addresses are not affected; the refusals
  * are logged as one warning a minute.
  */
 export function capConnections(
   server: EventEmitter,
-  limits: Pick<ConnectionLimits, 'perAddress' | 'total'>,
+  limits: Pick<ConnectionLimits, 'perAddress' | 'total' | 'perAccount'>,
   name: string,
   log: LogSink,
 ): void {
@@ -110,8 +139,9 @@ export function capConnections(
   // is then already destroyed, which it handles like any connection closed at once.
   server.prependListener('connection', (socket: Socket) => {
     const address = clientKeyOf(socket);
-    if (counts.admit(address)) {
-      socket.once('close', () => counts.release(address));
+    const account = accountKeyOf(socket);
+    if (counts.admit(address, account)) {
+      socket.once('close', () => counts.release(address, account));
       return;
     }
     socket.destroy();
@@ -120,7 +150,7 @@ export function capConnections(
     warnedAt = Date.now();
     log(
       `${name}: refused ${refused} connection(s) past the caps (${limits.perAddress} per address, ` +
-        `${limits.total} in all; last from ${address})`,
+        `${perAccountCap(limits)} per account's VMs, ${limits.total} in all; last from ${address})`,
       'warn',
     );
     refused = 0;

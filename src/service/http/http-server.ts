@@ -6,6 +6,7 @@ import {
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import type { VmOrigin } from '../vm/contract.js';
 import type { Duplex } from 'node:stream';
 import { ExectlError } from '../../errors.js';
 import type { ListenAddress, LogSink } from '../config.js';
@@ -25,9 +26,10 @@ export interface HttpListener {
   /**
    * Serves a connection a machine VM opened to this listener inside its own network (the
    * listening socket there is vm/'s), like any other (TLS included): its limits count under
-   * `clientKey`, the VM's (rules/client-address.ts), never under its loopback address.
+   * its VM and that VM's account (`origin`, rules/client-address.ts), never under its loopback
+   * address.
    */
-  accept(socket: Socket, clientKey: string): void;
+  accept(socket: Socket, origin: VmOrigin): void;
   /**
    * Stops accepting, cuts upgraded connections, lets running requests finish (up to
    * `graceMs`), then cuts the rest.
@@ -120,8 +122,8 @@ export async function listenHttp(options: HttpListenerOptions): Promise<HttpList
   return {
     url: `${tls ? 'https' : 'http'}://${host}:${port}`,
     address: { host: listen.host, port },
-    accept(socket, clientKey) {
-      markVmConnection(socket, clientKey);
+    accept(socket, origin) {
+      markVmConnection(socket, origin);
       // Once closed, the server takes no connection: the VM's sees its connection end.
       if (server.listening) server.emit('connection', socket);
       else socket.destroy();

@@ -12,6 +12,7 @@ import type { VmRecord } from '../store/index.js';
 import { fieldDocument, fieldOfPath, indexDocument, openFields } from './documents.js';
 import { forwardingIntegration } from './integration-access.js';
 import { parseReflectionRoute } from './route.js';
+import { vmOriginOf } from '../rules/client-address.js';
 import { reflectionUrlOf } from './urls.js';
 
 export type ReflectionDeps = Pick<ServiceDeps, 'store' | 'config' | 'endpoints'>;
@@ -22,15 +23,27 @@ export type ReflectionDeps = Pick<ServiceDeps, 'store' | 'config' | 'endpoints'>
  * are GET only (405 `Allow: GET`); integration addresses forward any method. Logs one line per
  * request naming the VM, never its secret. A request this service's own integration forwarder
  * or VM proxy sent (it carries one of `loopMarks`) is refused with 508.
+ *
+ * With `bindToVm` (machine VMs: each opens its connections inside a network of its own, so the
+ * server knows which VM opened each, rules/client-address.ts) a VM's secret answers only on
+ * connections from that VM (SPEC §5): from another VM or from the host it is the same 404 as an
+ * unknown secret, so a leaked URL is useless anywhere else. Without it (VMs share the host's
+ * network) no connection can be told apart, and the secret alone decides.
  */
-export function createReflectionHandler(deps: ReflectionDeps, loopMarks: LoopMarks) {
+export function createReflectionHandler(
+  deps: ReflectionDeps,
+  loopMarks: LoopMarks,
+  bindToVm: boolean,
+) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const entry = newLogEntry('reflection');
     res.setHeader('X-Request-Id', entry.requestId);
     const work = async () => {
       const loop = loopOf(req, loopMarks);
       if (loop !== null) throw loop;
-      return answer(deps, req, res, loopMarks.integration, (path) => (entry.path = path));
+      return answer(deps, req, res, { loopMark: loopMarks.integration, bindToVm }, (path) => {
+        entry.path = path;
+      });
     };
     await runLogged(deps.config.log, entry, work, (err) => sendError(res, err));
   };
@@ -41,12 +54,15 @@ async function answer(
   deps: ReflectionDeps,
   req: IncomingMessage,
   res: ServerResponse,
-  loopMark: string,
+  { loopMark, bindToVm }: { loopMark: string; bindToVm: boolean },
   logAs: (path: string) => void,
 ): Promise<number> {
   const route = parseReflectionRoute(req.url ?? '/');
   const vm = route.kind === 'none' ? undefined : deps.store.getVmByReflectionSecret(route.secret);
-  if (route.kind === 'none' || vm === undefined) throw new ExectlError('not_found', 'not found');
+  const fromElsewhere = bindToVm && vm !== undefined && vmOriginOf(req.socket)?.vmId !== vm.id;
+  if (route.kind === 'none' || vm === undefined || fromElsewhere) {
+    throw new ExectlError('not_found', 'not found');
+  }
   const integrations = deps.store.integrationsForVm(vm);
 
   if (route.kind === 'integration') {

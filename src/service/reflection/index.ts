@@ -11,18 +11,21 @@ export { reflectionUrlOf } from './urls.js';
  * Starts the reflection listener on `config.reflectionListen` (plain HTTP: VMs reach it at
  * the same address inside their own network). Its base URL is the caller's to put in `endpoints.reflection`, before
  * any VM command runs, since VMs are told `{endpoints.reflection}/vm/<secret>`. `loopMarks` are
- * the service's loop marks (integrations/loop.ts); `limits` cap its connections.
+ * the service's loop marks (integrations/loop.ts); `limits` cap its connections. With
+ * `bindToVm` (machine VMs, each in a network of its own) a VM's URL answers only on connections
+ * that VM opened.
  */
 export function startReflectionListener(
   deps: ReflectionDeps,
   loopMarks: LoopMarks,
   limits: ConnectionLimits,
+  bindToVm: boolean,
 ): Promise<HttpListener> {
   return listenHttp({
     name: '--reflection-listen',
     listen: deps.config.reflectionListen,
     tls: null,
-    route: createReflectionHandler(deps, loopMarks),
+    route: createReflectionHandler(deps, loopMarks, bindToVm),
     limits,
     log: deps.config.log,
   });

@@ -1,6 +1,7 @@
 // Who "one client address" is, for the limits that count per address (SPEC §7: connections, and
 // failed token verifications).
 import { isIPv6 } from 'node:net';
+import type { VmOrigin } from '../vm/contract.js';
 
 /** A connection as the per-client limits see it: an accepted socket, or TLS over one. */
 export interface ClientSocket {
@@ -9,32 +10,48 @@ export interface ClientSocket {
 
 /**
  * The connections machine VMs opened to the server's listeners inside their own network, by
- * the client key of their VM ({@link vmClientKey}). Their remote address is the VM's own
- * loopback, which says nothing: every VM has the same one, and so does the host.
+ * the VM that opened them. Their remote address is the VM's own loopback, which says nothing:
+ * every VM has the same one, and so does the host.
  */
-const vmConnections = new WeakMap<ClientSocket, string>();
+const vmConnections = new WeakMap<ClientSocket, VmOrigin>();
 
 /** The client key of the VM with id `vmId`: its connections' limits count under it. */
 export function vmClientKey(vmId: number): string {
   return `vm:${vmId}`;
 }
 
-/** Records that `socket` was opened by the VM whose client key is `key`. */
-export function markVmConnection(socket: ClientSocket, key: string): void {
-  vmConnections.set(socket, key);
+/** Records that `socket` was opened by the VM of `origin`. */
+export function markVmConnection(socket: ClientSocket, origin: VmOrigin): void {
+  vmConnections.set(socket, origin);
+}
+
+/**
+ * The VM that opened `connection` inside its own network, or undefined for any other (the
+ * host's, a VM's that shares the host's network). A TLS socket is asked through the socket it
+ * runs over (Node's `_parent`), which is the one the listener took.
+ */
+export function vmOriginOf(connection: ClientSocket): VmOrigin | undefined {
+  const raw = (connection as { _parent?: ClientSocket })._parent;
+  return vmConnections.get(connection) ?? (raw === undefined ? undefined : vmConnections.get(raw));
+}
+
+/**
+ * The account whose VM opened `connection` (`account:<id>`), for the cap on all connections
+ * of one account's VMs (SPEC §7); undefined for a connection no VM opened.
+ */
+export function accountKeyOf(connection: ClientSocket): string | undefined {
+  const origin = vmOriginOf(connection);
+  return origin === undefined ? undefined : `account:${origin.accountId}`;
 }
 
 /**
  * Who a connection's client is, for every limit that counts per client (connections, failed
  * verifications, their pace) and for logs: its VM's key ({@link vmClientKey}) when a VM opened
- * it, else its address's ({@link clientAddressKey}). A TLS socket is asked through the socket
- * it runs over (Node's `_parent`), which is the one the listener took.
+ * it ({@link vmOriginOf}), else its address's ({@link clientAddressKey}).
  */
 export function clientKeyOf(connection: ClientSocket): string {
-  const raw = (connection as { _parent?: ClientSocket })._parent;
-  const vm =
-    vmConnections.get(connection) ?? (raw === undefined ? undefined : vmConnections.get(raw));
-  return vm ?? clientAddressKey(connection.remoteAddress);
+  const vm = vmOriginOf(connection);
+  return vm === undefined ? clientAddressKey(connection.remoteAddress) : vmClientKey(vm.vmId);
 }
 
 /**

@@ -186,11 +186,17 @@ export interface VmListeners {
   readonly reflection: string;
 }
 
+/** Which VM opened a connection to a listener inside its own network, and whose VM it is. */
+export interface VmOrigin {
+  vmId: number;
+  accountId: number;
+}
+
 /**
  * A listener of the server as machine VMs see it: it is handed each connection a VM opens to
- * it inside the VM's own network, with that VM's client key (rules/client-address.ts), and
- * serves it like any other.
+ * it inside the VM's own network, with that VM's origin (its limits count under it:
+ * rules/client-address.ts), and serves it like any other.
  */
 export interface VmsListener {
-  accept(socket: Socket, clientKey: string): void;
+  accept(socket: Socket, origin: VmOrigin): void;
 }

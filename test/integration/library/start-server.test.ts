@@ -367,3 +367,18 @@ test('compat: "exe.dev" speaks the real service names; its mint signs for v0@exe
     await server.stop();
   }
 });
+
+test('maxVmsPerAccount: a whole number at least 1; the limit holds for the owner', async () => {
+  await assert.rejects(
+    startServer({ maxVmsPerAccount: 0 }),
+    /^ExectlError: startServer option maxVmsPerAccount: expected a whole number of VMs, at least 1$/,
+  );
+  const server = await startServer({ maxVmsPerAccount: 1 });
+  try {
+    const client = new Client({ url: server.url, token: await server.mint() });
+    await client.exec('new --name only-one');
+    await assert.rejects(client.exec('new --name one-too-many'), /--max-vms-per-account 1/);
+  } finally {
+    await server.stop();
+  }
+});

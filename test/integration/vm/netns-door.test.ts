@@ -150,7 +150,9 @@ test('a helper ended as the next one starts fails none of the next one’s asks'
 });
 
 test('a connection handed over after its ask timed out is closed, not kept', async () => {
-  const slow = new NetnsDoor('nsenter', 'perl', openSync(`/proc/${holder.pid}/ns/net`, 'r'), 300);
+  const slow = new NetnsDoor('nsenter', 'perl', openSync(`/proc/${holder.pid}/ns/net`, 'r'), {
+    askTimeoutMs: 300,
+  });
   const inside = await door.listen('127.0.0.1', 8300);
   const accepted: Promise<true>[] = [];
   inside.on('connection', (socket) => {

@@ -72,6 +72,7 @@ export const command: CliCommand = {
       .option('--max-vm-memory <size>', "most memory a VM may get (the host's)")
       .option('--max-vm-cpus <n>', "most CPUs a VM may get (the host's)")
       .option('--max-vm-disk <size>', "largest VM disk (the data folder's file system)")
+      .option('--max-vms-per-account <n>', 'most VMs one account may own (32)')
       .addOption(
         withValues(
           new Option('--log-level <level>', 'debug, info, warn or error (info)'),

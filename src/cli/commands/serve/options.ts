@@ -42,6 +42,7 @@ export interface ServeFlags {
   maxVmMemory?: string;
   maxVmCpus?: string;
   maxVmDisk?: string;
+  maxVmsPerAccount?: string;
 }
 
 /** Where the data lives: a folder kept across runs, or a temporary one removed at exit. */
@@ -71,6 +72,8 @@ export interface ServeSettings {
   allowPrivateTargets: boolean;
   /** The ceilings given; each one absent is the host's size (the service finds it). */
   vmCeilings: Partial<VmCeilings>;
+  /** The most VMs one account may own. */
+  maxVmsPerAccount: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -136,7 +139,22 @@ export function resolveServeSettings(flags: ServeFlags, env: Env): ServeSettings
       pick('max-vm-cpus', flags.maxVmCpus),
       pick('max-vm-disk', flags.maxVmDisk),
     ),
+    maxVmsPerAccount: vmCount(
+      pick('max-vms-per-account', flags.maxVmsPerAccount) ??
+        from(String(DEFAULTS.maxVmsPerAccount)),
+    ),
   };
+}
+
+/** `--max-vms-per-account N`: a whole number of VMs, at least 1. */
+function vmCount(source: Sourced<string>): number {
+  const count = /^\d{1,9}$/.test(source.value) ? Number(source.value) : 0;
+  if (count < 1) {
+    throw usage(`${source.from}: invalid number of VMs "${source.value}"`, {
+      hint: 'a whole number, at least 1, such as 32',
+    });
+  }
+  return count;
 }
 
 /**

@@ -2,9 +2,10 @@
 // between the VM machinery and v1.ts / v2.ts.
 
 import { MemoryInUse, type EnforcedLimits, type VmUsage } from '../contract.js';
+import type { VmsShare } from './host-reserve.js';
 
 export { MemoryInUse };
-export type { EnforcedLimits, VmUsage };
+export type { EnforcedLimits, VmUsage, VmsShare };
 
 /** What a cgroup measures of a VM's use (its disk is not a cgroup's). */
 export type CgroupUsage = Omit<VmUsage, 'diskBytes'>;
@@ -18,6 +19,11 @@ export const CPU_PERIOD_US = 100_000;
  */
 export interface CgroupBackend {
   readonly kind: 'v1' | 'v2';
+  /**
+   * Limits the parent of every VM's cgroup to `share` (pids, and memory with no swap beyond
+   * it), so that all VMs together leave the host its reserve (host-reserve.ts).
+   */
+  limitAll(share: VmsShare): Promise<void>;
   /** Makes the VM's cgroup (or finds it). */
   create(name: string): Promise<void>;
   /**

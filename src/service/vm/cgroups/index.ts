@@ -3,6 +3,7 @@
 // backend is chosen once, at server start, by what the host offers.
 import { readFile } from 'node:fs/promises';
 import type { CgroupBackend } from './backend.js';
+import { readVmsShare } from './host-reserve.js';
 import { parseMountinfo } from './mounts.js';
 import { V1Cgroups } from './v1.js';
 import { V2Cgroups } from './v2.js';
@@ -13,7 +14,9 @@ export {
   type CgroupUsage,
   type EnforcedLimits,
   type VmUsage,
+  type VmsShare,
 } from './backend.js';
+export { vmsShareOf } from './host-reserve.js';
 export { VmCgroup } from './vm-cgroup.js';
 export { V1Cgroups } from './v1.js';
 export { V2Cgroups } from './v2.js';
@@ -29,22 +32,42 @@ export interface CgroupSources {
   ownCgroup: string;
   /** Where the unified (v2) hierarchy must be mounted to be used. */
   root: string;
+  /** The kernel's `pid_max` and the host's `meminfo`: what the VMs' parent leaves the host. */
+  pidMax: string;
+  meminfo: string;
 }
 
 const HOST: CgroupSources = {
   mountinfo: '/proc/self/mountinfo',
   ownCgroup: '/proc/self/cgroup',
   root: '/sys/fs/cgroup',
+  pidMax: '/proc/sys/kernel/pid_max',
+  meminfo: '/proc/meminfo',
 };
 
 /**
- * The cgroup backend of this host, or why VMs get no limits here (not root, no controller):
- * v1 when every controller VMs need has a v1 hierarchy, else v2 when the unified hierarchy
- * at `root` has them.
+ * The cgroup backend of this host, its VMs' parent limited to their share of the host
+ * (host-reserve.ts), or why VMs get no limits here (not root, no controller, a parent that
+ * cannot be limited): v1 when every controller VMs need has a v1 hierarchy, else v2 when the
+ * unified hierarchy at `root` has them.
  */
 export async function detectCgroups(
   sources: CgroupSources = HOST,
 ): Promise<CgroupHost | { problem: string }> {
+  const found = await findBackend(sources);
+  if ('problem' in found) return found;
+  const share = await readVmsShare(sources.pidMax, sources.meminfo);
+  if ('problem' in share) return share;
+  try {
+    await found.limitAll(share);
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code ?? String(err);
+    return { problem: `the parent cgroup of the VMs cannot be limited (${why})` };
+  }
+  return found;
+}
+
+async function findBackend(sources: CgroupSources): Promise<CgroupHost | { problem: string }> {
   const mounts = parseMountinfo(await readFile(sources.mountinfo, 'utf8').catch(() => ''));
   const own = await readFile(sources.ownCgroup, 'utf8').catch(() => '');
   const v1 = await V1Cgroups.find(mounts, own);

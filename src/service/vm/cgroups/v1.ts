@@ -8,6 +8,7 @@ import {
   type CgroupBackend,
   type CgroupUsage,
   type EnforcedLimits,
+  type VmsShare,
 } from './backend.js';
 import {
   errnoOf,
@@ -63,6 +64,13 @@ export class V1Cgroups implements CgroupBackend {
     const found = parents as Record<V1Controller, string>;
     if (!(await makeable(found.memory))) return { problem: 'not root' };
     return new V1Cgroups(found, await fileExists(join(found.memory, MEMSW)));
+  }
+
+  async limitAll(share: VmsShare): Promise<void> {
+    await mkdir(this.parents.pids, { recursive: true });
+    await writeFile(join(this.parents.pids, 'pids.max'), String(share.pids));
+    await mkdir(this.parents.memory, { recursive: true });
+    await this.setMemory(this.parents.memory, share.memoryBytes);
   }
 
   async create(name: string): Promise<void> {

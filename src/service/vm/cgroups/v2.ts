@@ -7,6 +7,7 @@ import {
   type CgroupBackend,
   type CgroupUsage,
   type EnforcedLimits,
+  type VmsShare,
 } from './backend.js';
 import {
   errnoOf,
@@ -53,6 +54,11 @@ export class V2Cgroups implements CgroupBackend {
       return { problem: `cannot make cgroups (${errnoOf(err) ?? String(err)})` };
     }
     return new V2Cgroups(parent, await fileExists(join(parent, 'memory.swap.max')));
+  }
+
+  async limitAll(share: VmsShare): Promise<void> {
+    await writeFile(join(this.parent, 'pids.max'), String(share.pids));
+    await this.setMemory(this.parent, share.memoryBytes);
   }
 
   async create(name: string): Promise<void> {

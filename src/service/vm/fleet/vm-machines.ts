@@ -18,7 +18,6 @@ import type { InboundListener } from '../network/index.js';
 import { OpenSessions } from './open-sessions.js';
 import { runtimeSession } from './runtime-session.js';
 import { closing, pausedError } from './vm-refusals.js';
-import { vmClientKey } from '../../rules/client-address.js';
 
 /** The server listeners that machine VMs see inside at their host addresses. */
 type InboundName = 'http' | 'reflection';
@@ -30,7 +29,7 @@ export interface RunningVmMachines extends VmMachines {
   exec(vm: VmRecord, command: string, options: VmExecOptions): Promise<ExecResult>;
   /**
    * Shows the listener `name` inside every machine VM booted from now on, at its host address
-   * (`endpoints`): it is handed each connection a VM opens there, with the VM's client key.
+   * (`endpoints`): it is handed each connection a VM opens there, with the VM and its account.
    * VMs that share the host's network reach it directly.
    */
   acceptFromVms(name: InboundName, listener: VmsListener): void;
@@ -71,20 +70,22 @@ export async function startVmMachines({
 }: VmMachinesDeps): Promise<RunningVmMachines> {
   const runDir = await makeRunFolder(config.dataDir);
   const listeners = new Map<InboundName, VmsListener>();
-  // Resolved disk folder -> VM id, for the runtime's reports (onStateChange) and the client
-  // key of the connections a VM opens.
+  // Resolved disk folder -> VM id, for the runtime's reports (onStateChange) and the origin of
+  // the connections a VM opens.
   const idOfDisk = new Map<string, number>();
   const inbound = (vm: VmRef): InboundListener[] =>
     [...listeners].flatMap(([name, listener]) => {
       const url = endpoints[name];
       if (url === '') return [];
       const { hostname, port } = new URL(url);
-      const key = vmClientKey(idOfDisk.get(resolve(vm.diskDir)) ?? -1);
+      // Asked at each boot: a VM keeps its owner for as long as it runs.
+      const vmId = idOfDisk.get(resolve(vm.diskDir)) ?? -1;
+      const origin = { vmId, accountId: store.getVm(vmId)?.accountId ?? -1 };
       return [
         {
           host: hostname.replace(/^\[|\]$/g, ''),
           port: Number(port),
-          accept: (socket) => listener.accept(socket, key),
+          accept: (socket) => listener.accept(socket, origin),
         },
       ];
     });

@@ -57,11 +57,11 @@ export function launcherArgv(
     words.baseSystem,
     words.vmRunDir,
     words.systemFolders,
+    String(cgroupFiles.length),
+    ...cgroupFiles,
     String(network.argv.length),
     String(network.pipes),
     ...network.argv,
-    String(cgroupFiles.length),
-    ...cgroupFiles,
     ...enterAndBwrap,
   ];
 }

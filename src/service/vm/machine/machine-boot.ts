@@ -11,7 +11,7 @@ import { IMAGE_NAME, LAYOUT_MARKER } from '../disk/index.js';
 import { launcherArgv, LAUNCHER_FD, NETWORK_FIRST_FD } from './launcher-argv.js';
 import { clientMountArgs, type ClientMounts } from '../sandbox/index.js';
 import { scriptText } from '../scripts/index.js';
-import { INFO_FD, machineBwrapArgs } from '../sandbox/index.js';
+import { INFO_FD, joinCgroupsFirst, machineBwrapArgs } from '../sandbox/index.js';
 import type { MachineTools } from './machine-host.js';
 import { MachineNetwork, SlirpLink, type InboundListener } from '../network/index.js';
 import { watchInit, type VmInit } from '../sandbox/index.js';
@@ -54,7 +54,15 @@ export async function startMachineInit(
   boot: MachineBoot,
 ): Promise<MachineInit> {
   // The network starts as soon as the namespaces exist, and is up alongside the init.
-  const network = new MachineNetwork(new SlirpLink(tools, boot.idBase), tools.nsenter, tools.perl);
+  // Its helpers (slirp4netns, started by the launcher once it joined the VM's cgroups, and the
+  // door's) run inside the VM's limits: their CPU and memory are the VM's.
+  const procsFiles = boot.cgroup?.procsFiles ?? [];
+  const network = new MachineNetwork(
+    new SlirpLink(tools, boot.idBase),
+    tools.nsenter,
+    tools.perl,
+    procsFiles.length === 0 ? [] : joinCgroupsFirst(procsFiles),
+  );
   const argv = launcherArgv(
     {
       image: join(boot.diskDir, IMAGE_NAME),
@@ -68,7 +76,7 @@ export async function startMachineInit(
       vmRunDir: boot.vmRunDir,
       systemFolders: boot.systemFolders.join(' '),
     },
-    boot.cgroup?.procsFiles ?? [],
+    procsFiles,
     network.launcher,
     [
       tools.nsenter,

@@ -27,7 +27,20 @@ function doorError(code: string, what: string): NodeJS.ErrnoException {
   return err;
 }
 
+/** How a door's helper is started. */
+export interface DoorOptions {
+  /** How long an ask may take before it fails with `ETIMEDOUT` (shorter in tests). */
+  askTimeoutMs?: number;
+  /**
+   * The words the helper's command line starts with: the VM's `joinCgroupsFirst`, so that the
+   * helper (its memory, its CPU) counts against the VM's own limits, not the server's.
+   */
+  startIn?: readonly string[];
+}
+
 export class NetnsDoor {
+  private readonly askTimeoutMs: number;
+  private readonly startIn: readonly string[];
   private helper: ChildProcess | null = null;
   private readonly waiting = new Map<number, Waiter>();
   private nextId = 1;
@@ -43,9 +56,11 @@ export class NetnsDoor {
      * Closed by {@link close}.
      */
     private readonly netns: number,
-    /** How long an ask may take before it fails with `ETIMEDOUT` (shorter in tests). */
-    private readonly askTimeoutMs = ASK_TIMEOUT_MS,
-  ) {}
+    options: DoorOptions = {},
+  ) {
+    this.askTimeoutMs = options.askTimeoutMs ?? ASK_TIMEOUT_MS;
+    this.startIn = options.startIn ?? [];
+  }
 
   /** A TCP connection to `port` on the VM's own loopback (`ECONNREFUSED` when nothing listens). */
   connect(port: number): Promise<Socket> {
@@ -127,8 +142,17 @@ export class NetnsDoor {
             ...early.flatMap(({ host, port }) => [host, String(port)]),
             '--',
           ];
-    // fd 4 of nsenter is the namespace; the helper inherits it too, which changes nothing.
-    const helper = spawnHost(this.nsenter, ['--net=/proc/self/fd/4', '--', ...prelude, ...node], {
+    // fd 4 of nsenter is the namespace (a shell before it hands it down as it is); the helper
+    // inherits it too, which changes nothing.
+    const [command, ...args] = [
+      ...this.startIn,
+      this.nsenter,
+      '--net=/proc/self/fd/4',
+      '--',
+      ...prelude,
+      ...node,
+    ];
+    const helper = spawnHost(command!, args, {
       env: { PATH: DEFAULT_PATH },
       stdio: ['ignore', early.length === 0 ? 'ignore' : 'pipe', 'ignore', 'ipc', this.netns],
     });

@@ -19,6 +19,8 @@ export class MachineNetwork {
     private readonly backend: NetworkBackendLink,
     private readonly nsenter: string,
     private readonly perl: string,
+    /** The words that start the door's helper in the VM's cgroups (door.ts `startIn`). */
+    private readonly startIn: readonly string[] = [],
   ) {
     this.launcher = backend.launcher;
   }
@@ -35,7 +37,8 @@ export class MachineNetwork {
   ): Promise<void> {
     // Held from now on: the holder is surely the VM's (the launcher's child, which sleeps until
     // bwrap reaps it), and the door never names a pid again that another process might take.
-    const door = new NetnsDoor(this.nsenter, this.perl, openSync(`/proc/${holderPid}/ns/net`, 'r'));
+    const netns = openSync(`/proc/${holderPid}/ns/net`, 'r');
+    const door = new NetnsDoor(this.nsenter, this.perl, netns, { startIn: this.startIn });
     this.door = door;
     // The listeners are made at once, while the backend configures the network (an IPv4
     // loopback or wildcard address binds before the loopback is up), by the door helper's perl

@@ -8,7 +8,7 @@ export {
 } from './base-system.js';
 export { INFO_FD, machineBwrapArgs } from './bwrap-args.js';
 export { InitRuntime } from './init-runtime.js';
-export { type JoinTarget } from './join-command.js';
+export { joinCgroupsFirst, type JoinTarget } from './join-command.js';
 export { watchInit, type VmInit } from './sandbox-init.js';
 export { SandboxRuntime } from './sandbox-runtime.js';
 export {

@@ -19,6 +19,24 @@ export interface JoinTarget {
 }
 
 /**
+ * The words that start a host-side process of a machine VM's (a command's start, the door
+ * helper) in the VM's cgroups (`procsFiles`) with the OOM score of the VM's processes, before
+ * it runs the words that follow them: everything it makes, memory and CPU and children, counts
+ * against the VM's limits from its first instruction (scripts/join-machine.sh).
+ */
+export function joinCgroupsFirst(procsFiles: readonly string[]): string[] {
+  return [
+    '/bin/sh',
+    '-c',
+    scriptText('join-machine.sh'),
+    'join',
+    String(VM_OOM_SCORE),
+    ...procsFiles,
+    '--',
+  ];
+}
+
+/**
  * Runs `argv` inside the VM as its root (uid 0 there: the VM's base id on the host, or the
  * server's own user in user mode), in its user, mount, pid, ipc, uts (and, for a machine,
  * net) namespaces, root and working folder `/root`, with exactly `env`.
@@ -53,16 +71,7 @@ export function joinLaunch(
   const launcher =
     target.machine === undefined
       ? nsenter
-      : [
-          '/bin/sh',
-          '-c',
-          scriptText('join-machine.sh'),
-          'join',
-          String(VM_OOM_SCORE),
-          ...target.machine.procsFiles,
-          '--',
-          ...nsenter,
-        ];
+      : [...joinCgroupsFirst(target.machine.procsFiles), ...nsenter];
   return {
     argv: launcher as [string, ...string[]],
     env: { PATH: DEFAULT_PATH },

@@ -1,4 +1,5 @@
-# join-machine.sh: the host-side start of every command in a machine VM (sandbox/join-command.ts),
+# join-machine.sh: the host-side start of every command in a machine VM and of its door helper
+# (sandbox/join-command.ts joinCgroupsFirst),
 # as host root: gives itself the OOM score of the VM's processes, joins the VM's cgroups, then
 # runs the command that enters the VM. What the command starts inherits both: nothing of it
 # escapes the VM's limits, and under memory pressure it goes before the VM's init.

@@ -10,15 +10,17 @@
 #   $9 snapshot  the base system
 #   $10 vmrun    the VM's run folder
 #   $11 folders  the host's system folders, one word, space-separated
-#   $12 networds  $13 netpipes: how many words the network program has, and how many pipes to
+#   then: the number of the VM's cgroup files and the files;
+#   then: networds netpipes: how many words the network program has, and how many pipes to
 #       the server it gets; then its words (vm/network/ says what they are: this script does not;
 #       a word `{holder}` stands for the pid of the process that holds the VM's namespaces);
-#   then: the number of the VM's cgroup files and the files;
 #   last: the command that enters the holder's namespaces (given --target=) and runs bwrap.
 # Descriptors (launcher-argv.ts LAUNCHER_FD; 3 is bwrap's info fd): 4 launched (the holder's
 # pid is written there); 5 up to 4+netpipes the network program's pipes, handed to it as they
 # are, the last one also as its stderr.
 #
+# 0. it joins the VM's cgroups: everything it starts from here (the holder, the network program,
+#    bwrap and the VM) counts against the VM's limits, its network helper's CPU included;
 # 1. a holder makes the VM's user and network namespaces and sleeps in them (long enough for
 #    bwrap to join on a busy machine, then bwrap reaps it); once /proc shows it in a user
 #    namespace other than ours, the launcher writes the id maps: 0…ids-1 inside = base… outside
@@ -26,17 +28,21 @@
 # 2. it starts the VM's network program (vm/network/'s backend: slirp4netns as the VM's own
 #    network helper id, every host address refused to it by network/host-wall.ts's rule) for
 #    the holder's namespaces;
-#    it stays in the server's cgroups and its mount namespace: it may not hold the
-#    VM's disk mounted once the VM has stopped;
+#    it stays in the server's mount namespace: it may not hold the VM's disk mounted once the
+#    VM has stopped;
 # 3. it tells the server the holder's pid (the server makes the VM's listeners inside its
-#    network namespace) and joins the VM's cgroups;
+#    network namespace);
 # 4. in a mount namespace of its own, perl (machine-root.pl) mounts the image on the mount
 #    point and the VM's root file system at <run folder>/root, then execs the command that
 #    runs bwrap.
 # The holder gets none of the server's pipes; the network program only its own.
 image=$1 disk=$2 base=$3 ids=$4 unshare=$5 perl=$6 root_perl=$7 marker=$8 snapshot=$9
-vmrun=${10} folders=${11} networds=${12} netpipes=${13}
-shift 13
+vmrun=${10} folders=${11}
+shift 11
+cgroups=$1; shift
+while [ "$cgroups" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; cgroups=$((cgroups - 1)); done
+networds=$1 netpipes=$2
+shift 2
 top=$((4 + netpipes))
 # Closes this shell's descriptors $1 up to $2 (numbers of ours: eval sees digits only).
 close_fds() {
@@ -65,8 +71,6 @@ echo "$map" > "/proc/$holder/uid_map" && echo "$map" > "/proc/$holder/gid_map" |
 shift "$networds"
 close_fds 5 "$top"
 echo "$holder" >&4; exec 4>&-
-cgroups=$1; shift
-while [ "$cgroups" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; cgroups=$((cgroups - 1)); done
 # $folders is several words on purpose: one argument per folder.
 # shellcheck disable=SC2086
 exec "$unshare" --mount --propagation private -- "$perl" -e "$root_perl" \

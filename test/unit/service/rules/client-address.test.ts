@@ -3,8 +3,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   clientAddressKey,
+  accountKeyOf,
   clientKeyOf,
   markVmConnection,
+  vmOriginOf,
   vmClientKey,
 } from '../../../../src/service/rules/client-address.js';
 
@@ -32,9 +34,17 @@ test('clientKeyOf: a connection a VM opened counts as its VM, TLS over it too, o
   const fromVm = { remoteAddress: '127.0.0.1' };
   const tlsOverIt = { remoteAddress: '127.0.0.1', _parent: fromVm };
   const fromHost = { remoteAddress: '127.0.0.1' };
-  markVmConnection(fromVm, vmClientKey(12));
+  markVmConnection(fromVm, { vmId: 12, accountId: 3 });
+  assert.equal(clientKeyOf(fromVm), vmClientKey(12));
   assert.equal(clientKeyOf(fromVm), 'vm:12');
   assert.equal(clientKeyOf(tlsOverIt), 'vm:12');
   assert.equal(clientKeyOf(fromHost), '127.0.0.1');
   assert.equal(clientKeyOf({ remoteAddress: '::ffff:10.0.0.1' }), '10.0.0.1');
+  // Its account, for the cap on all of one account's VMs; the VM itself, for reflection.
+  assert.deepEqual(
+    [accountKeyOf(fromVm), accountKeyOf(tlsOverIt), accountKeyOf(fromHost)],
+    ['account:3', 'account:3', undefined],
+  );
+  assert.deepEqual(vmOriginOf(tlsOverIt), { vmId: 12, accountId: 3 });
+  assert.equal(vmOriginOf(fromHost), undefined);
 });

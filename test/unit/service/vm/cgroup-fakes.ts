@@ -41,12 +41,23 @@ export async function fakeV2(
   return { ...(await sources(dir, [line], '0::/\n')), root };
 }
 
+/** The fake host's kernel `pid_max` and memory (this machine's kind: 32768 pids, 24 GiB). */
+export const FAKE_PID_MAX = 32768;
+export const FAKE_MEM_TOTAL_KIB = 24 * 2 ** 20;
+
 async function sources(dir: TempDir, mountLines: string[], own: string): Promise<CgroupSources> {
   const mountinfo = dir.join('mountinfo');
   const ownCgroup = dir.join('own-cgroup');
+  const pidMax = dir.join('pid_max');
+  const meminfo = dir.join('meminfo');
   await writeFile(mountinfo, `${mountLines.join('\n')}\n`);
   await writeFile(ownCgroup, own);
-  return { mountinfo, ownCgroup, root: dir.join('unified') };
+  await writeFile(pidMax, `${FAKE_PID_MAX}\n`);
+  await writeFile(
+    meminfo,
+    `MemTotal:       ${FAKE_MEM_TOTAL_KIB} kB\nMemFree:        1048576 kB\n`,
+  );
+  return { mountinfo, ownCgroup, root: dir.join('unified'), pidMax, meminfo };
 }
 
 /** The text of `file` in `dir`, or undefined when the backend never wrote it. */
