@@ -37,6 +37,8 @@ export interface RunningService {
   machines: RunningVmMachines;
   /** SHA256 fingerprint of the SSH host key, or null when SSH is off. */
   sshHostKeyFingerprint: string | null;
+  /** Each VM is an SSH destination at an address of its own (SPEC §6a; a root server). */
+  vmSshAddresses: boolean;
   /**
    * From now on GET /healthz answers 200 (with `holdReady`; else it does once every listener
    * is up).
@@ -233,6 +235,7 @@ export async function createService(
       store,
       machines,
       sshHostKeyFingerprint,
+      vmSshAddresses: vmAddresses.serving,
       markReady() {
         ready = true;
       },

@@ -55,6 +55,11 @@ export class VmAddressListeners implements VmSshAddresses {
     await Promise.all(this.store.listVmIds().map((id) => this.add(id)));
   }
 
+  /** Whether VMs are served at addresses of their own (false: `vm+<name>@host` only). */
+  get serving(): boolean {
+    return this.#serving.kind !== 'off';
+  }
+
   /** {@inheritDoc VmSshAddresses.addressOf} */
   addressOf(vmId: number): string | undefined {
     if (this.#serving.kind === 'wildcard') return vmSshAddress(vmId);
