@@ -19,6 +19,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<{ command: CliCommand }>>>
   inspect: () => import('./commands/inspect/index.js'),
   run: () => import('./commands/run/index.js'),
   ssh: () => import('./commands/ssh/index.js'),
+  'ssh-config': () => import('./commands/ssh-config/index.js'),
   reflect: () => import('./commands/reflect/index.js'),
   auth: () => import('./commands/auth/index.js'),
   completion: () => import('./commands/completion/index.js'),

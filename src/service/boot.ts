@@ -22,7 +22,7 @@ import { createVmProxy } from './proxy/vm-proxy.js';
 import { createRouter } from './http/router.js';
 import { newLoopMarks } from './integrations/loop.js';
 import { reflectionUrlOf, startReflectionListener } from './reflection/index.js';
-import { startSshFrontEnd } from './ssh/index.js';
+import { startSshFrontEnd, VmAddressListeners, withVmAddresses } from './ssh/index.js';
 import { DATABASE_FILE, lockDataFolder, openStore, type Store } from './store/index.js';
 import { applySeed, type Seed } from './seed/index.js';
 import { startVmMachines, type RunningVmMachines, type VmListeners } from './vm/index.js';
@@ -37,6 +37,8 @@ export interface RunningService {
   machines: RunningVmMachines;
   /** SHA256 fingerprint of the SSH host key, or null when SSH is off. */
   sshHostKeyFingerprint: string | null;
+  /** Each VM is an SSH destination at an address of its own (SPEC §6a; a root server). */
+  vmSshAddresses: boolean;
   /**
    * From now on GET /healthz answers 200 (with `holdReady`; else it does once every listener
    * is up).
@@ -115,14 +117,20 @@ export async function createService(
         return endpoints.reflection;
       },
     };
-    const machines = await startVmMachines({
+    const vmMachines = await startVmMachines({
       config,
       store,
       endpoints: listeners,
       reflectionUrl: (vm) => reflectionUrlOf(listeners.reflection, vm.reflectionSecret),
     });
-    closers.push(() => machines.shutdown());
-    machines.recoverCreations();
+    closers.push(() => vmMachines.shutdown());
+    vmMachines.recoverCreations();
+    // As root each VM is an SSH destination at an address of its own (SPEC §6a); its listener
+    // is made and closed with the VM.
+    const machineVms =
+      vmMachines.runtime.kind === 'bwrap' && vmMachines.runtime.mode.kind === 'machine';
+    const vmAddresses = new VmAddressListeners(machineVms, store, config.log);
+    const machines = withVmAddresses(vmMachines, vmAddresses);
 
     // Before any front end: VMs are told the reflection listener's address (endpoints).
     // Every request the integrations forward carries it; the listeners refuse it (SPEC §6).
@@ -144,7 +152,15 @@ export async function createService(
     machines.acceptFromVms('reflection', reflection);
 
     const signIns = new SignIns(Date.now);
-    const deps: ServiceDeps = { store, machines, config, endpoints, signIns, now: Date.now };
+    const deps: ServiceDeps = {
+      store,
+      machines,
+      config,
+      endpoints,
+      signIns,
+      vmSshAddresses: vmAddresses,
+      now: Date.now,
+    };
     const registry = buildRegistry(dialectsOf(config));
     const rateLimiter = config.rateLimit === null ? null : new RateLimiter(config.rateLimit);
     // `--rate-limit 0` turns off the limit on failures per address too.
@@ -203,6 +219,7 @@ export async function createService(
         hostKeyPath: join(config.dataDir, 'ssh_host_ed25519_key'),
         rateLimiter,
         log: config.log,
+        vmAddresses,
       });
       closers.push(() => ssh.close());
       endpoints.ssh = ssh.address;
@@ -223,6 +240,7 @@ export async function createService(
       store,
       machines,
       sshHostKeyFingerprint,
+      vmSshAddresses: vmAddresses.serving,
       markReady() {
         ready = true;
       },

@@ -13,6 +13,12 @@ export interface ServiceEndpoints {
   reflection: string;
 }
 
+/** The VMs' own SSH addresses (SPEC §6a "Host names route SSH"), as the SSH listener serves them. */
+export interface VmSshAddresses {
+  /** The VM's own SSH address (`127.77.0.1`), or undefined where it has none (`vm+<name>@host`). */
+  addressOf(vmId: number): string | undefined;
+}
+
 /** The collaborators every command receives as `ctx.deps`, wired by `createService`. */
 export interface ServiceDeps {
   store: Store;
@@ -21,6 +27,8 @@ export interface ServiceDeps {
   endpoints: ServiceEndpoints;
   /** The dashboard's sign-in links and sessions (`browser`, SPEC §11). */
   signIns: SignIns;
+  /** Where each VM is an SSH destination of its own. */
+  vmSshAddresses: VmSshAddresses;
   /** Milliseconds since the epoch; injected so tests can move time. */
   now(): number;
 }

@@ -2,6 +2,7 @@
 // status region, and `then` redraws what it changed.
 import { ApiError, run } from './api.js';
 import { announce } from './dom.js';
+import { refusedCommand } from './refusals.js';
 
 /** Runs `line`, announces `done` (or the server's error), then calls `then`. */
 export async function act(line: string, done: string, then?: () => void): Promise<unknown> {
@@ -12,7 +13,14 @@ export async function act(line: string, done: string, then?: () => void): Promis
     then?.();
     return data;
   } catch (err) {
-    announce(err instanceof ApiError ? `Error: ${err.message}` : String(err), true);
+    const lacking = refusedCommand(err);
+    const message =
+      lacking !== undefined
+        ? `This session may not run ${lacking}`
+        : err instanceof ApiError
+          ? `Error: ${err.message}`
+          : String(err);
+    announce(message, true);
     return undefined;
   }
 }

@@ -1,8 +1,9 @@
 // The integrations section: `integrations list`, and removing one.
 import { q, run } from './api.js';
 import { act } from './actions.js';
-import { announce, button, fill, h, table } from './dom.js';
+import { button, fill, h, table } from './dom.js';
 import type { Section } from './main.js';
+import { showFailure } from './refusals.js';
 
 interface Integration {
   name: string;
@@ -51,7 +52,7 @@ export const showIntegrations: Section = (main) => {
         ),
       );
     } catch (err) {
-      announce(String(err), true);
+      showFailure(list, err);
     }
   };
   fill(main, h('h2', {}, 'Integrations'), list);

@@ -1,8 +1,9 @@
 // The SSH keys section: `ssh-key list`, add, rename and remove.
 import { q, run } from './api.js';
 import { act } from './actions.js';
-import { announce, button, field, fill, h, table } from './dom.js';
+import { button, field, fill, h, table } from './dom.js';
 import type { Section } from './main.js';
+import { showFailure } from './refusals.js';
 
 interface Key {
   name: string;
@@ -53,7 +54,7 @@ export const showKeys: Section = (main) => {
         ),
       );
     } catch (err) {
-      announce(String(err), true);
+      showFailure(list, err);
     }
   };
   const form = h(

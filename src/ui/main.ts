@@ -9,6 +9,7 @@ import { showTeam } from './team.js';
 import { showTerminal } from './terminal.js';
 import { showVms } from './vms.js';
 import { showWorkbench } from './workbench.js';
+import { lackingNote, refusedCommand } from './refusals.js';
 
 /** A section draws itself into `main`; what it returns is called when another is shown. */
 export type Section = (
@@ -43,11 +44,13 @@ function open(name: string, arg?: string): void {
 }
 
 async function start(): Promise<void> {
-  let me: { email: string };
+  let me: { email: string } | undefined;
   try {
     me = await run<{ email: string }>('whoami');
   } catch (err) {
-    if (err instanceof ApiError && err.status === 401) {
+    // A session that may not run whoami may still do the rest: the header says what it lacks.
+    if (refusedCommand(err) !== undefined) me = undefined;
+    else if (err instanceof ApiError && err.status === 401) {
       fill(
         document.getElementById('main')!,
         h('h2', {}, 'Not signed in'),
@@ -62,12 +65,11 @@ async function start(): Promise<void> {
         ),
       );
       return;
-    }
-    throw err;
+    } else throw err;
   }
   fill(
     document.getElementById('who')!,
-    `Signed in as ${me.email} `,
+    me === undefined ? lackingNote('whoami') : `Signed in as ${me.email} `,
     button('Sign out', () => void signOut().then(() => location.reload())),
   );
   fill(

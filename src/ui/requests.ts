@@ -1,8 +1,9 @@
 // The live request log: the signed-in account's own requests, newest first, read every two
 // seconds, filtered by status class and command.
 import { requestsSince, type RequestRow } from './api.js';
-import { announce, fill, h, table } from './dom.js';
+import { fill, h, table } from './dom.js';
 import type { Section } from './main.js';
+import { showFailure } from './refusals.js';
 
 const POLL_MS = 2_000;
 /** Rows kept in the page. */
@@ -51,7 +52,7 @@ export const showRequests: Section = (main) => {
       since = fresh[fresh.length - 1]!.seq;
       draw();
     } catch (err) {
-      announce(String(err), true);
+      showFailure(list, err);
     }
   };
   fill(

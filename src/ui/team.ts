@@ -2,8 +2,9 @@
 // account holds (accept, decline), leaving.
 import { q, run } from './api.js';
 import { act } from './actions.js';
-import { announce, button, field, fill, h, table } from './dom.js';
+import { button, field, fill, h, table } from './dom.js';
 import type { Section } from './main.js';
+import { showFailure } from './refusals.js';
 
 interface Team {
   team: { name: string; owner: string; members: number } | null;
@@ -74,7 +75,7 @@ export const showTeam: Section = (main) => {
         }),
       );
     } catch (err) {
-      announce(String(err), true);
+      showFailure(body, err);
     }
   };
   const form = h(

@@ -2,9 +2,10 @@
 // actions — new, restart, pause, resume, rm, cp, resize, share — each one command line.
 import { q, run } from './api.js';
 import { act } from './actions.js';
-import { announce, button, field, fill, h, table } from './dom.js';
+import { button, field, fill, h, table } from './dom.js';
 import type { Section } from './main.js';
 import { refreshUsage, showVmDetails } from './vm-details.js';
+import { showFailure } from './refusals.js';
 
 /** One VM as `ls` lists it. */
 export interface VmRow {
@@ -54,12 +55,16 @@ export const showVms: Section = (main, open) => {
         shown = undefined;
         fill(details);
       }
-      if (shown === undefined) return;
+    } catch (err) {
+      return showFailure(list, err);
+    }
+    if (shown === undefined) return;
+    try {
       // The timer redraws only the usage: the panel's forms keep what is being typed.
       if (withDetails) await showVmDetails(details, shown, refresh, open);
       else await refreshUsage(details, shown);
     } catch (err) {
-      announce(String(err), true);
+      showFailure(details, err);
     }
   };
   const vmTable = (vms: VmRow[]) =>

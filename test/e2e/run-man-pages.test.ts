@@ -1,4 +1,4 @@
-// The man pages of run, ssh, reflect, completion and profile render cleanly within 80 columns,
+// The man pages of run, ssh, ssh-config, reflect, completion and profile render cleanly within 80 columns,
 // document every flag their --help shows, and are named in exectl(1)'s SEE ALSO.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import { run } from '../helpers/keys.js';
 import { createTempDir, type TempDir } from '../helpers/tmp.js';
 import { REPO, assertBuilt, exectl, renderedManPage as rendered } from './harness.js';
 
-const PAGES = ['run', 'ssh', 'reflect', 'completion', 'profile'] as const;
+const PAGES = ['run', 'ssh', 'ssh-config', 'reflect', 'completion', 'profile'] as const;
 
 let dir: TempDir;
 before(async () => {

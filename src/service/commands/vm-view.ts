@@ -28,18 +28,24 @@ interface SshAddress {
 }
 
 /**
- * Where users `ssh`/`scp` to the VM: user `vm+<name>` on the SSH listener. Its host is the
+ * Where users `ssh`/`scp` to the VM. Where it has an SSH address of its own (a root server,
+ * SPEC §6a "Host names route SSH") that bare address, any user name reaching the VM (`root`,
+ * the user inside, is given). Else user `vm+<name>` on the SSH listener, whose host is the
  * domain when the listener is on a loopback or wildcard address (an address of this machine
- * only, or of every interface: the domain is how others name it), else the listen address
- * (see {@link ownHostName}).
+ * only, or of every interface: the domain is how others name it), else the listen address (see
+ * {@link ownHostName}).
  */
-function sshAddress(deps: ServiceDeps, vmName: string): SshAddress {
+function sshAddress(deps: ServiceDeps, vm: VmRecord): SshAddress {
   const ssh = deps.endpoints.ssh;
   if (ssh === null) return { ssh_dest: null, ssh_host: null, ssh_port: null, ssh_user: null };
+  const own = deps.vmSshAddresses.addressOf(vm.id);
+  if (own !== undefined) {
+    return { ssh_dest: own, ssh_host: own, ssh_port: ssh.port, ssh_user: 'root' };
+  }
   const loopback = /^127\./.test(ssh.host) || ssh.host === '::1' || ssh.host === 'localhost';
   const host =
     WILDCARD_HOSTS.has(ssh.host) || loopback ? ownHostName(deps.config.domain) : ssh.host;
-  const user = `vm+${vmName}`;
+  const user = `vm+${vm.name}`;
   return { ssh_dest: `${user}@${host}`, ssh_host: host, ssh_port: ssh.port, ssh_user: user };
 }
 
@@ -60,7 +66,7 @@ export function vmSummary(deps: ServiceDeps, vm: VmRecord): VmSummary {
     tags: vm.tags,
     default_port: vm.defaultPort,
     https_url: httpsUrl(deps, vm.name),
-    ...sshAddress(deps, vm.name),
+    ...sshAddress(deps, vm),
   };
 }
 
@@ -73,7 +79,7 @@ export function vmListing(deps: ServiceDeps, vm: VmRecord): VmListing {
     comment: vm.comment,
     default_port: vm.defaultPort,
     https_url: httpsUrl(deps, vm.name),
-    ...sshAddress(deps, vm.name),
+    ...sshAddress(deps, vm),
     created_at: vm.createdAt,
   };
 }

@@ -8,6 +8,7 @@ import { sshPrincipal } from './principal.js';
 import type { SshCommandEnvironment } from './lobby/run-line.js';
 import { serveSessions } from './lobby/session.js';
 import { serveVmSessions, VM_USER_PREFIX } from './vm-sessions/vm-session.js';
+import { vmAtAddress, vmByName } from './vm-sessions/vm-target.js';
 
 /** Attempts (queries and signatures) one connection may make before it is cut off. */
 const MAX_AUTH_ATTEMPTS = 10;
@@ -20,14 +21,24 @@ interface ConnectionContext {
   /** Tells the listener the connection signed in (its login grace and caps, connection-limits). */
   signedIn(): void;
   wire: ConnectionWire;
+  /** The VM whose own address the client connected to, if it did (SPEC §6a). */
+  addressed?: AddressedVm;
+}
+
+/** A VM's own SSH address (rules/vm-ssh-address.ts), as a connection arrived at it. */
+export interface AddressedVm {
+  vmId: number;
+  /** The socket's local address, e.g. `127.77.0.1`. */
+  address: string;
 }
 
 /**
  * Serves one client connection: authentication by registered public key only (every other
  * method, password and keyboard-interactive included, is refused and never offered: the only
  * method the server lists is `publickey`), then its sessions as the key's account. The key
- * alone says who the caller is; the SSH user name says where to: `vm+<name>` is the VM
- * (SPEC §6a, vm-session.ts), any other name the lobby. A connection that never
+ * alone says who the caller is; the address and the SSH user name say where to: at a VM's own
+ * address any user name is that VM, elsewhere `vm+<name>` is the VM (SPEC §6a,
+ * vm-session.ts) and any other name the lobby. A connection that never
  * authenticates is logged once, as a 401 with the last key it offered.
  */
 export function serveConnection(client: Connection, ctx: ConnectionContext): void {
@@ -75,8 +86,10 @@ export function serveConnection(client: Connection, ctx: ConnectionContext): voi
       return;
     }
     const session = { ...ctx, fingerprint, email };
-    if (user.startsWith(VM_USER_PREFIX)) {
-      serveVmSessions(client, session, user.slice(VM_USER_PREFIX.length));
+    if (ctx.addressed !== undefined) {
+      serveVmSessions(client, session, vmAtAddress(ctx.addressed.vmId, ctx.addressed.address));
+    } else if (user.startsWith(VM_USER_PREFIX)) {
+      serveVmSessions(client, session, vmByName(user.slice(VM_USER_PREFIX.length)));
     } else serveSessions(client, session);
   });
 

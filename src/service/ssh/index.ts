@@ -8,7 +8,7 @@ import type { CommandRegistry } from '../dispatch/registry.js';
 import type { RateLimiter } from '../rules/rate-limit.js';
 import { clientAddressKey } from '../rules/client-address.js';
 import type { ConnectionWire } from './channel-guard.js';
-import { serveConnection } from './connection.js';
+import { serveConnection, type AddressedVm } from './connection.js';
 import {
   ConnectionGate,
   DEFAULT_CONNECTION_LIMITS,
@@ -17,6 +17,7 @@ import {
 import { loadOrCreateHostKey } from './host-key.js';
 import { Cancellation } from './lobby/run-line.js';
 import { SocketBacklog } from './socket-backlog.js';
+import type { VmAddressListeners } from './vm-address-listeners.js';
 
 interface SshFrontEndOptions {
   deps: ServiceDeps;
@@ -30,6 +31,8 @@ interface SshFrontEndOptions {
   log: LogSink;
   /** Connection caps and the login grace; {@link DEFAULT_CONNECTION_LIMITS} unless given. */
   limits?: Partial<ConnectionLimits>;
+  /** The VMs' own addresses, served once the listener is bound (SPEC §6a). */
+  vmAddresses: VmAddressListeners;
 }
 
 export interface SshFrontEnd {
@@ -91,7 +94,7 @@ export async function startSshFrontEnd(options: SshFrontEndOptions): Promise<Ssh
   // ssh2 speaks SSH over sockets it is handed; owning the listener lets close() cut them, and
   // lets the limits count connections from their first byte (ssh2 tells of a client only once
   // it sent its version line, which an idle one never does).
-  const tcp = createServer((socket) => {
+  const onSocket = (socket: Socket): void => {
     const address = socket.remoteAddress;
     // Counted as HTTP counts them: an IPv6 client by its /64, a mapped IPv4 one unmapped.
     const admission = address === undefined ? undefined : gate.admit(clientAddressKey(address));
@@ -106,21 +109,31 @@ export async function startSshFrontEnd(options: SshFrontEndOptions): Promise<Ssh
       sockets.delete(socket);
     });
     ssh.injectSocket(socket);
+    const vmId = options.vmAddresses.vmAt(socket.localAddress);
     accepted.set(key, {
       signedIn: () => {
         clearTimeout(grace);
         admission.authenticated();
       },
       wire: { backlog: new SocketBacklog(socket), cut: () => socket.destroy() },
+      ...(vmId === undefined ? {} : { addressed: { vmId, address: socket.localAddress! } }),
     });
-  });
+  };
+  const tcp = createServer(onSocket);
   await listen(tcp, options.listen);
   tcp.on('error', (err) => options.log(`ssh listener error: ${err.message}`, 'error'));
   const { address, port } = tcp.address() as AddressInfo;
+  try {
+    await options.vmAddresses.serve(address, port, onSocket);
+  } catch (err) {
+    tcp.close();
+    throw err;
+  }
 
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
     shutdown.abort(new Cancellation('shutdown'));
+    const vmAddressesStopped = options.vmAddresses.close();
     const stopped = new Promise<void>((resolve) => tcp.close(() => resolve()));
     await Promise.allSettled([...running]);
     // Sessions end themselves on shutdown and their clients then hang up; ending the
@@ -129,7 +142,7 @@ export async function startSshFrontEnd(options: SshFrontEndOptions): Promise<Ssh
     for (const client of connections) client.end();
     await within(stopped, DISCONNECT_GRACE_MS);
     for (const socket of sockets) socket.destroy();
-    await stopped;
+    await Promise.all([stopped, vmAddressesStopped]);
   };
   return {
     address: { host: address, port },
@@ -143,6 +156,8 @@ interface AcceptedSocket {
   /** Tells the admission it signed in (its login grace and caps, connection-limits). */
   signedIn(): void;
   wire: ConnectionWire;
+  /** The VM whose own address the client connected to (any user name is then that VM). */
+  addressed?: AddressedVm;
 }
 
 /** A client connection's address and port: what both the socket and ssh2 know it by. */
@@ -175,3 +190,4 @@ async function within(work: Promise<void>, ms: number): Promise<void> {
   await Promise.race([work, timeUp]);
   timer.abort();
 }
+export { VmAddressListeners, withVmAddresses } from './vm-address-listeners.js';

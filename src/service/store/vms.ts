@@ -52,6 +52,8 @@ export interface VmStore {
   listVmsOwnedBy(accountId: number): VmRecord[];
   /** Every VM in `status`, of every account, by id (server start: boots, unfinished creations). */
   listVmsWithStatus(status: VmStatus): VmRecord[];
+  /** The id of every VM, of every account, in order (server start: the VMs' SSH addresses). */
+  listVmIds(): number[];
   /**
    * The account's own VMs and those shared with its email, by name. With `pattern`, only VMs
    * whose name or one of whose tags matches it as an SQLite GLOB (`*`, `?`, `[...]`,
@@ -141,6 +143,7 @@ export function vmStore(ctx: StoreContext): VmStore {
   const withStatus = db.prepare<[VmStatus], VmRow>(
     `SELECT ${VM_COLUMNS} FROM vms v WHERE v.status = ? ORDER BY v.id`,
   );
+  const allIds = db.prepare<[], { id: number }>('SELECT id FROM vms ORDER BY id');
   const visibleTo = db.prepare<[{ accountId: number; pattern: string | null }], VmRow>(
     LIST_VMS_VISIBLE_TO_SQL,
   );
@@ -254,6 +257,10 @@ export function vmStore(ctx: StoreContext): VmStore {
 
     listVmsWithStatus(status) {
       return withStatus.all(status).map(toVmRecord);
+    },
+
+    listVmIds() {
+      return allIds.all().map((row) => row.id);
     },
 
     listVmsVisibleTo(accountId, pattern) {

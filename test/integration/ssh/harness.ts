@@ -14,7 +14,11 @@ import {
 import { listenHttp, type HttpListener } from '../../../src/service/http/http-server.js';
 import { RateLimiter, type RateLimit } from '../../../src/service/rules/rate-limit.js';
 import { TokenAuthenticator } from '../../../src/service/http/token-auth.js';
-import { startSshFrontEnd, type SshFrontEnd } from '../../../src/service/ssh/index.js';
+import {
+  startSshFrontEnd,
+  VmAddressListeners,
+  type SshFrontEnd,
+} from '../../../src/service/ssh/index.js';
 import type { ConnectionLimits } from '../../../src/service/ssh/connection-limits.js';
 import { openStore, type Account, type Store } from '../../../src/service/store/index.js';
 import { parsePublicKey } from '../../../src/token/keys.js';
@@ -126,12 +130,15 @@ export async function startSshHarness(options: HarnessOptions): Promise<SshHarne
           endpoints,
           reflectionUrl: (vm) => reflectionUrlOf(endpoints.reflection, vm.reflectionSecret),
         });
+  // The lobby's harness: VMs of this server have no addresses of their own.
+  const vmAddresses = new VmAddressListeners(false, store, config.log);
   const deps: ServiceDeps = {
     store,
     machines,
     config,
     endpoints,
     signIns: new SignIns(Date.now),
+    vmSshAddresses: vmAddresses,
     now: Date.now,
   };
   const rateLimiter = config.rateLimit === null ? null : new RateLimiter(config.rateLimit);
@@ -150,6 +157,7 @@ export async function startSshHarness(options: HarnessOptions): Promise<SshHarne
       rateLimiter,
       log: config.log,
       limits: options.limits,
+      vmAddresses,
     });
   let frontEnd = await start(0);
   deps.endpoints.ssh = frontEnd.address;

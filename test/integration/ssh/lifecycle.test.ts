@@ -4,7 +4,7 @@ import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildRegistry } from '../../../src/service/commands/index.js';
 import { ExectlError } from '../../../src/errors.js';
-import { startSshFrontEnd } from '../../../src/service/ssh/index.js';
+import { startSshFrontEnd, VmAddressListeners } from '../../../src/service/ssh/index.js';
 import { runUntilCancelled } from './fixtures.js';
 import { startSshHarness, type SshHarness } from './harness.js';
 import { PtyClient } from './pty-client.js';
@@ -65,6 +65,7 @@ test('start: a port already taken is a clear usage error', async () => {
       hostKeyPath: s.hostKeyPath,
       rateLimiter: null,
       log: () => {},
+      vmAddresses: new VmAddressListeners(false, s.deps.store, () => {}),
     }),
     (err: unknown) => {
       assert.ok(err instanceof ExectlError);

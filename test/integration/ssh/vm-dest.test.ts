@@ -306,8 +306,24 @@ test('vm dest: a 40 s command is not cut at the 30 s limit of /exec', async () =
 
 test('vm dest: a shell without a pty (ssh -T) reads commands from stdin', async () => {
   const r = await h.ssh(undefined, { extra: [...toVm(), '-T'], input: 'echo "in $0"; exit 3\n' });
-  assert.match(r.stdout, /^in (\/bin\/)?-?(ba)?sh\n$/);
+  assert.equal(r.stdout, 'in -bash\n');
   assert.equal(r.code, 3);
+});
+
+test('vm dest: a shell on a pty (ssh -tt) is a login shell: $0 is -bash, /etc/profile and ~/.profile read', async () => {
+  const marked = await h.ssh(
+    "grep -q EXECTL_PROFILE_READ /root/.profile || echo 'export EXECTL_PROFILE_READ=yes' >> /root/.profile",
+    { extra: toVm() },
+  );
+  assert.equal(marked.code, 0, marked.stderr);
+  const r = await h.ssh(undefined, {
+    extra: [...toVm(), '-tt'],
+    // /etc/profile sets PATH for a login shell; ~/.profile the marker.
+    input:
+      'echo "zero=[$0] profile=[$EXECTL_PROFILE_READ] login=[$(shopt -q login_shell && echo y)]"; exit 4\n',
+  });
+  assert.match(r.stdout, /zero=\[-bash\] profile=\[yes\] login=\[y\]/);
+  assert.equal(r.code, 4);
 });
 
 test('vm dest: a client that goes hangs up its session (SIGHUP); nohup processes live on', async () => {

@@ -10,6 +10,8 @@ export interface BannerFacts {
   ssh: { host: string; port: number } | null;
   /** Fingerprint of the SSH host key, so the first `ssh` prompt can be checked. */
   sshHostKey: string | null;
+  /** Each VM has an SSH address of its own (a root server); else `vm+<name>@host` only. */
+  vmSshAddresses: boolean;
   reflection: string;
   dataDir: string;
   /** The data folder is the default one, so commands about it need no `--data`. */
@@ -34,6 +36,25 @@ export interface BannerFacts {
   dashboardLink: string | null;
 }
 
+/**
+ * How VMs are reached over SSH, said once with the listener on: at an address of their own,
+ * or (an ordinary user's server, or a listener on neither loopback nor every interface) as
+ * user `vm+<name>` only.
+ */
+function vmSshRows(facts: BannerFacts, style: Style): [string, string][] {
+  if (facts.ssh === null) return [];
+  return [
+    [
+      '',
+      style.label(
+        facts.vmSshAddresses
+          ? 'each VM at an address of its own, any user name (ls: ssh_host); ssh-config writes the blocks'
+          : 'VMs as vm+<name>@host only: no address per VM (the server is not root, or SSH listens on neither loopback nor every interface)',
+      ),
+    ],
+  ];
+}
+
 /** The banner text, ending with a newline. */
 export function renderBanner(facts: BannerFacts, style: Style): string {
   const rows: [string, string][] = [
@@ -44,6 +65,7 @@ export function renderBanner(facts: BannerFacts, style: Style): string {
         ? style.label('off')
         : `${sshCommand(facts.ssh)}  ${style.label(`(host key ${facts.sshHostKey ?? '?'})`)}`,
     ],
+    ...vmSshRows(facts, style),
     ['Reflection', facts.reflection],
     [
       'Data',

@@ -115,6 +115,7 @@ async function showBanner(
         http: service.endpoints.http,
         ssh: service.endpoints.ssh,
         sshHostKey: service.sshHostKeyFingerprint,
+        vmSshAddresses: service.vmSshAddresses,
         reflection: service.endpoints.reflection,
         dataDir: data.path,
         dataIsDefault: data.path === defaultDataDir(ctx.env),

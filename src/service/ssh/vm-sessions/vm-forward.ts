@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import type { AcceptConnection, RejectConnection, ServerChannel, TcpipRequestInfo } from 'ssh2';
 import { guardChannel } from '../channel-guard.js';
 import type { SessionContext } from '../session-context.js';
-import { openVm } from './vm-target.js';
+import type { VmTarget } from './vm-target.js';
 
 /** The SSH connection a forwarding belongs to. */
 export interface ForwardingConnection {
@@ -26,7 +26,7 @@ const VM_HOSTS = new Set(['localhost', '127.0.0.1', '::1', 'ip6-localhost']);
  */
 export function forwardIntoVm(
   ctx: SessionContext,
-  vmName: string,
+  target: VmTarget,
   info: TcpipRequestInfo,
   accept: AcceptConnection<ServerChannel>,
   reject: RejectConnection,
@@ -42,12 +42,12 @@ export function forwardIntoVm(
     end();
   };
   const port = info.destPort;
-  const toVm = VM_HOSTS.has(info.destIP.toLowerCase()) || info.destIP === vmName;
-  if (!toVm || !Number.isInteger(port) || port < 1 || port > 65535) return refuse();
+  if (!Number.isInteger(port) || port < 1 || port > 65535) return refuse();
   let connecting: Promise<Socket>;
   try {
-    const vm = openVm(ctx, vmName);
-    if (vm.status === 'paused') return refuse();
+    const vm = target.open(ctx);
+    const toVm = VM_HOSTS.has(info.destIP.toLowerCase()) || info.destIP === vm.name;
+    if (!toVm || vm.status === 'paused') return refuse();
     connecting = ctx.env.deps.machines.connect(vm, port);
   } catch {
     return refuse();

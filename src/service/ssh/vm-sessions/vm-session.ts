@@ -1,5 +1,5 @@
-// The SSH server of every VM (SPEC §6a): a connection whose user name is `vm+<name>` gets
-// sessions inside that VM, as OpenSSH's sshd gives them, with root as the user inside.
+// The SSH server of every VM (SPEC §6a): a connection whose user name is `vm+<name>`, or that
+// came to the VM's own address, gets sessions inside that VM, as OpenSSH's sshd gives them, with root as the user inside.
 import { performance } from 'node:perf_hooks';
 import type { Connection, ServerChannel, Session } from 'ssh2';
 import { ExectlError } from '../../../errors.js';
@@ -10,7 +10,7 @@ import { guardChannel } from '../channel-guard.js';
 import { finishChannel } from '../channel-sink.js';
 import { forwardIntoVm } from './vm-forward.js';
 import { sessionEnv } from './session-env.js';
-import { openVm } from './vm-target.js';
+import type { VmTarget } from './vm-target.js';
 import type { SessionContext } from '../session-context.js';
 import type { PtyRequest } from '../shell-terminal.js';
 
@@ -23,20 +23,20 @@ const MAX_FORWARDS = 32;
 export const VM_USER_PREFIX = 'vm+';
 
 /**
- * Serves the sessions and local forwardings of a connection to the VM `vmName`. Access is
+ * Serves the sessions and local forwardings of a connection to the VM `target`. Access is
  * checked at each session (the key may have been removed, the VM shared or unshared since):
  * a refusal is one line on the session's stderr and exit status 1, the same line for a VM
  * that does not exist and one the key may not use. Remote forwarding, agent and X11
  * forwarding, and subsystems other than `sftp` are refused (ssh2 refuses what has no handler).
  */
-export function serveVmSessions(client: Connection, ctx: SessionContext, vmName: string): void {
+export function serveVmSessions(client: Connection, ctx: SessionContext, target: VmTarget): void {
   let open = 0;
   client.on('session', (accept, reject) => {
     if (open >= MAX_SESSIONS) return reject();
     open += 1;
     const session = accept();
     session.once('close', () => (open -= 1));
-    serveSession(session, ctx, vmName);
+    serveSession(session, ctx, target);
   });
   // Forwardings are capped as sessions are: each channel holds up to ssh2's window (2 MiB) of
   // the client's data while the VM's side does not read.
@@ -47,11 +47,11 @@ export function serveVmSessions(client: Connection, ctx: SessionContext, vmName:
   client.on('tcpip', (accept, reject, info) => {
     if (forwarding >= MAX_FORWARDS) return reject();
     forwarding += 1;
-    forwardIntoVm(ctx, vmName, info, accept, reject, connection);
+    forwardIntoVm(ctx, target, info, accept, reject, connection);
   });
 }
 
-function serveSession(session: Session, ctx: SessionContext, vmName: string): void {
+function serveSession(session: Session, ctx: SessionContext, target: VmTarget): void {
   let pty: PtyRequest | undefined;
   const env = sessionEnv();
   let started = false;
@@ -77,7 +77,7 @@ function serveSession(session: Session, ctx: SessionContext, vmName: string): vo
     started = true;
     guardChannel(channel, ctx.wire);
     const term = wanted ?? pty;
-    resize = runSession(channel, ctx, vmName, program, term, env.values());
+    resize = runSession(channel, ctx, target, program, term, env.values());
   };
   session.on('exec', (acceptExec, rejectExec, info) => {
     if (started) return rejectExec?.();
@@ -97,7 +97,7 @@ function serveSession(session: Session, ctx: SessionContext, vmName: string): vo
 function runSession(
   channel: ServerChannel,
   ctx: SessionContext,
-  vmName: string,
+  target: VmTarget,
   program: VmSessionProgram,
   pty: PtyRequest | undefined,
   env: Record<string, string>,
@@ -105,21 +105,21 @@ function runSession(
   const started = performance.now();
   const hangUp = new AbortController();
   channel.once('close', () => hangUp.abort(new Error('the client went away')));
+  let vm: VmRecord | undefined;
   const finish = (status: number, exit: number | string | null, detail?: string): void => {
     logRequest(ctx.env.log, {
       requestId: newRequestId(),
       via: 'ssh',
       fingerprint: ctx.fingerprint,
-      path: `${VM_USER_PREFIX}${vmName.slice(0, 63)}`,
+      path: target.path,
       status,
       durationMs: performance.now() - started,
-      session: { vm: vmName.slice(0, 63), kind: program.kind, exit },
+      session: { vm: vm?.name ?? target.label, kind: program.kind, exit },
       ...(detail === undefined ? {} : { detail }),
     });
   };
-  let vm: VmRecord;
   try {
-    vm = openVm(ctx, vmName);
+    vm = target.open(ctx);
   } catch (err) {
     refuse(channel, err, finish);
     return () => {};

@@ -15,7 +15,10 @@ export function pipeCommand(program: SessionProgram): string {
   }
 }
 
-/** What runs on a session's terminal: a login shell, or the command of {@link pipeCommand}. */
+/**
+ * What runs on a session's terminal: the same as without one, {@link pipeCommand} (a `shell`
+ * is then interactive because its stdin is the terminal).
+ */
 export function terminalProgram(program: SessionProgram): TerminalProgram {
-  return program.kind === 'shell' ? { command: null } : { command: pipeCommand(program) };
+  return { command: pipeCommand(program) };
 }

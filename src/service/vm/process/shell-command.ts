@@ -83,7 +83,7 @@ export function shellEnv(pty: PtySpec): Record<string, string> {
  * size can be changed later from outside, and the process runtime can find the shell's
  * session), closes that fd, and becomes the shell: bash when installed (line editing,
  * history), else `/bin/sh`. `script -e` exits with the shell's status. An SSH session's
- * terminal (`program`) runs a login shell or its command instead.
+ * terminal (`program`) runs its command (a login shell, a command, sftp) instead.
  */
 export function shellCommand(tools: ShellTools, pty: PtySpec, program?: TerminalProgram): string {
   const size = ptySize(pty.cols, pty.rows);
@@ -99,16 +99,15 @@ export function shellCommand(tools: ShellTools, pty: PtySpec, program?: Terminal
 }
 
 /**
- * What an SSH session runs on its terminal (SPEC §6a): a login shell (`{ command: null }`), or
- * its command with `/bin/sh -c`. Absent: the interactive shell of `ssh <vm>` in the lobby.
+ * What an SSH session runs on its terminal (SPEC §6a): its command with `/bin/sh -c` (a login
+ * shell is login-shell.sh's). Absent: the interactive shell of `ssh <vm>` in the lobby.
  */
 export interface TerminalProgram {
-  command: string | null;
+  command: string;
 }
 
 function programLine(program: TerminalProgram | undefined): string {
   if (program === undefined) return 'exec "$SHELL" -i';
-  if (program.command === null) return 'exec "$SHELL" -il';
   return `exec /bin/sh -c ${singleQuoted(program.command)}`;
 }
 

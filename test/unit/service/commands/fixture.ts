@@ -19,6 +19,7 @@ import {
   type VmRecord,
 } from '../../../../src/service/store/index.js';
 import { startVmMachines, type RunningVmMachines } from '../../../../src/service/vm/index.js';
+import { VmAddressListeners } from '../../../../src/service/ssh/index.js';
 import { createMemorySigner, type MemorySigner } from '../../../helpers/signers.js';
 import { createTempDir, type TempDir } from '../../../helpers/tmp.js';
 import { testServiceConfig } from '../../../helpers/config.js';
@@ -95,6 +96,8 @@ export async function openCommandFixture(options: FixtureOptions = {}): Promise<
     config,
     endpoints,
     signIns: new SignIns(() => ms),
+    // Never served: these VMs are reached as vm+<name>@host.
+    vmSshAddresses: new VmAddressListeners(false, store, config.log),
     now: () => ms,
   };
   const registry = buildRegistry();

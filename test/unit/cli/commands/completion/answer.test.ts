@@ -64,7 +64,7 @@ const TABLE: [string[], string[] | 'files'][] = [
   [['he'], ['help']],
   [
     ['help', 's'],
-    ['serve', 'ssh'],
+    ['serve', 'ssh', 'ssh-config'],
   ],
   [
     ['completion', ''],
