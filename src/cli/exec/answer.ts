@@ -124,6 +124,14 @@ function partialFailure(body: object): string | undefined {
   return failed.length === 1 ? first.error : `${first.error} (and ${failed.length - 1} more)`;
 }
 
+/**
+ * Where a command runs past the 30 s limit (SPEC §4, §6a): a session of its own over the VM's
+ * SSH server has none. `exectl ssh` replaces it with the exact `ssh` line when it can.
+ */
+export const NO_LIMIT_HINT =
+  "a session over the VM's own SSH server has no limit (ssh to ssh_dest of `exectl run ls`), " +
+  'or run long jobs in the background (nohup, setsid)';
+
 function hintFor(response: ExecResponse, failure: Failure, facts: RequestFacts): string {
   const { status } = response;
   switch (status) {
@@ -145,7 +153,7 @@ function hintFor(response: ExecResponse, failure: Failure, facts: RequestFacts):
     case 429:
       return `retry after ${retryAfterSeconds(response)}s`;
     case 504:
-      return 'commands stop after 30 s: run long jobs in a VM in the background (nohup, setsid)';
+      return `commands stop after 30 s: ${NO_LIMIT_HINT}`;
     default: {
       const id = response.headers['x-request-id'];
       return id === undefined ? 'check the server log' : `check the server log for request ${id}`;
@@ -207,7 +215,7 @@ export function streamCutOff(response: ExecResponse): ExectlError | undefined {
   if (why === undefined) return undefined;
   if (/timed out/.test(why)) {
     return new ExectlError('timeout', why, {
-      hint: 'its output so far is above; run long jobs in the background (nohup, setsid)',
+      hint: `its output so far is above; ${NO_LIMIT_HINT}`,
     });
   }
   return new ExectlError('unavailable', `the server cut the command off: ${why}`, {

@@ -143,7 +143,7 @@ test('responseError: the server message and a hint per status', () => {
       json(504, { error: 'command timed out after 30s' }),
       'ls',
       'command timed out after 30s',
-      'commands stop after 30 s: run long jobs in a VM in the background (nohup, setsid)',
+      "commands stop after 30 s: a session over the VM's own SSH server has no limit (ssh to ssh_dest of `exectl run ls`), or run long jobs in the background (nohup, setsid)",
     ],
     [
       json(500, { error: 'internal error' }, { 'x-request-id': 'req_42' }),
