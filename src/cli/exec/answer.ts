@@ -22,6 +22,8 @@ export function clientCodeForStatus(status: number): ErrorCode {
 }
 
 /** What the client knew about the request, for the hints. */
+import { unauthorizedHint } from './token-hint.js';
+
 interface RequestFacts {
   /** The service's address as the user gave it. */
   url: string;
@@ -29,6 +31,9 @@ interface RequestFacts {
   scope: string | undefined;
   /** Which key signed the token and where it came from (see exec/token.ts), for 401s. */
   signedBy?: string;
+  /** The token sent as configured (not minted), and this server's namespace: for 401 hints. */
+  configuredToken?: string | undefined;
+  namespace?: string;
 }
 
 /**
@@ -138,7 +143,7 @@ function hintFor(response: ExecResponse, failure: Failure, facts: RequestFacts):
     case 400:
       return 'check the command line: quotes must be balanced (see exectl-run(1))';
     case 401:
-      return '`exectl auth status` shows which key signs and whether the server knows it';
+      return unauthorizedHint({ ...facts, message: failure.message });
     case 403: {
       const path =
         /^command not allowed: (.+)$/.exec(failure.message)?.[1] ?? facts.scope ?? 'the command';

@@ -70,7 +70,7 @@ async function runSsh(
     const exit = await withStdin(ctx, settings, vm, argv, options);
     return exit === 0 ? undefined : new RemoteExit(exit);
   }
-  const { response, signedBy } = await sendSigned(ctx, settings, {
+  const { response, signedBy, configuredToken } = await sendSigned(ctx, settings, {
     flag: options.token,
     scope,
     request: { prepared, onChunk: streamSink(ctx.stdout) },
@@ -79,7 +79,13 @@ async function runSsh(
   if (cutOff !== undefined) throw await withSessionHint(ctx, settings, vm, cutOff);
   const exit = isVmOutput(response) ? execExitCode(response) : undefined;
   if (exit === undefined) {
-    const error = responseError(response, { url: settings.url, scope, signedBy });
+    const error = responseError(response, {
+      url: settings.url,
+      scope,
+      signedBy,
+      configuredToken,
+      namespace: settings.namespace,
+    });
     throw await withSessionHint(ctx, settings, vm, error);
   }
   return exit === 0 ? undefined : new RemoteExit(exit);

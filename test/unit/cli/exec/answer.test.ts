@@ -56,7 +56,7 @@ test('responseError: the server message and a hint per status', () => {
       json(401, { error: 'invalid token: expired' }),
       'ls',
       'invalid token: expired',
-      '`exectl auth status` shows which key signs and whether the server knows it',
+      'mint a new one: check the clock of this machine and the server',
     ],
     [
       json(403, { error: 'command not allowed: ssh-key list' }),
