@@ -179,6 +179,9 @@ function failedHint(response: ExecResponse, failure: Failure, facts: RequestFact
   if (kind?.kind === 'not-owner') {
     return kind.owner === undefined ? 'ask its owner' : `ask its owner, ${kind.owner}`;
   }
+  // The one 422 a person can fix with a single command: the VM only needs resuming.
+  const paused = /^vm "([a-z][a-z0-9-]{0,62})" is paused$/.exec(failure.message)?.[1];
+  if (paused !== undefined) return `resume it with \`exectl run resume ${paused}\``;
   const path = facts.scope?.split(' ')[0] === 'ssh' ? 'ssh' : facts.scope;
   return path === undefined ? 'see `exectl run help`' : `see \`exectl run help ${path}\``;
 }

@@ -59,6 +59,12 @@ test('responseError: the server message and a hint per status', () => {
       'mint a new one: check the clock of this machine and the server',
     ],
     [
+      json(422, { error: 'vm "web" is paused' }),
+      'ssh web',
+      'vm "web" is paused',
+      'resume it with `exectl run resume web`',
+    ],
+    [
       json(403, { error: 'command not allowed: ssh-key list' }),
       undefined,
       'command not allowed: ssh-key list',
