@@ -176,12 +176,21 @@ export function joinWords(words: readonly string[]): string {
 }
 
 /**
- * The `/exec` command line that runs `argv` in VM `vm`. The service lexes the line, then joins
- * the words after `ssh <vm> --` with spaces and hands them to `/bin/sh -c` (SPEC §4): so each
- * word is quoted for sh first, and that text quoted again for the service's lexer. The `--`
- * keeps a first word such as `--help` from being read as a flag of `ssh` itself.
+ * The `/exec` command line that runs `argv` in VM `vm` with each word reaching the program
+ * exactly as given (the library's `Client.ssh`). The service lexes the line, then joins the
+ * words after `ssh <vm> --` with spaces and hands them to `/bin/sh -c` (SPEC §4): so each word
+ * is quoted for sh first, and that text quoted again for the service's lexer. The `--` keeps a
+ * first word such as `--help` from being read as a flag of `ssh` itself.
  */
 export function remoteCommandLine(vm: string, argv: readonly string[]): string {
-  const forSh = argv.map(quoteForShell);
-  return ['ssh', quoteForShell(vm), '--', ...forSh.map(quoteForShell)].join(' ');
+  return shellCommandLine(vm, argv.map(quoteForShell));
+}
+
+/**
+ * The `/exec` command line that hands the VM's shell `words` joined by spaces, as OpenSSH's
+ * `ssh host words...` does (SPEC §8: `exectl ssh web 'ls / | wc -l'` runs a pipeline). Each
+ * word is quoted once, for the service's lexer only, so the VM's shell reads their join.
+ */
+export function shellCommandLine(vm: string, words: readonly string[]): string {
+  return ['ssh', quoteForShell(vm), '--', ...words.map(quoteForShell)].join(' ');
 }

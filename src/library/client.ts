@@ -71,7 +71,9 @@ export class Client {
   }
 
   /**
-   * Runs `argv` in `vm` (each word reaches the program as given, as `exectl ssh` quotes it).
+   * Runs `argv` in `vm` with exact-argv quoting: each word reaches the program byte for byte
+   * (`ssh('web', ['sh', '-c', 'ls | wc -l'])`). Unlike `exectl ssh`, which joins its words by
+   * spaces for the VM's shell as OpenSSH's `ssh` does, nothing here is read by a shell.
    * @throws ExecError when the command could not run (unknown VM, 403, ...).
    */
   async ssh(vm: string, argv: readonly string[]): Promise<SshResult> {

@@ -69,6 +69,12 @@ export function inspect(token: string): Promise<Record<string, unknown>> {
   return post('/_/api/inspect', token) as Promise<Record<string, unknown>>;
 }
 
+/** How many seconds the session's token has left (null: no end): no token made here outlives it. */
+export async function sessionTokenSecondsLeft(): Promise<number | null> {
+  const data = (await post('/_/api/session', '')) as { token_expires_in: number | null };
+  return data.token_expires_in;
+}
+
 /** Ends this browser's session. */
 export function signOut(): Promise<unknown> {
   return post('/_/api/signout', '');

@@ -16,6 +16,14 @@ export interface VmRow {
   comment: string;
   https_url: string;
   ssh_dest: string | null;
+  ssh_port: number | null;
+}
+
+/** The line that opens the VM's SSH server: `ssh -p 7022 vm+web@localhost` (no -p for 22). */
+function sshLine(vm: VmRow): string {
+  if (vm.ssh_dest === null) return '—';
+  const port = vm.ssh_port === null || vm.ssh_port === 22 ? '' : `-p ${vm.ssh_port} `;
+  return `ssh ${port}${vm.ssh_dest}`;
 }
 
 /** How often the list and the open VM's usage are read again. */
@@ -77,7 +85,7 @@ export const showVms: Section = (main, open) => {
         vm.tags.join(', '),
         vm.comment,
         h('a', { href: vm.https_url, target: '_blank', rel: 'noopener noreferrer' }, vm.https_url),
-        h('code', {}, vm.ssh_dest ?? '—'),
+        h('code', {}, sshLine(vm)),
         h(
           'span',
           {},

@@ -2,8 +2,8 @@
 // against the account's own keys on the server), and make a svc1 token with chosen commands
 // and expiry (`ssh-key generate-api-key`) with the curl line that uses it. The key that signs
 // it is made and thrown away on the server: no private key ever reaches the page.
-import { ApiError, inspect, q } from './api.js';
-import { act } from './actions.js';
+import { ApiError, inspect, q, run, sessionTokenSecondsLeft } from './api.js';
+import { expiryChoices, formMessage } from './expiry-choices.js';
 import { announce, field, fill, h } from './dom.js';
 import type { Section } from './main.js';
 
@@ -12,13 +12,21 @@ export const showWorkbench: Section = (main) => {
   const report = h('pre', { 'aria-live': 'polite' });
   const label = field('Label', { name: 'label' });
   const cmds = field('Commands (comma-separated; empty: the defaults)', { name: 'cmds' });
-  const exp = h(
-    'select',
-    { name: 'exp' },
-    ...['1h', '1d', '7d', '30d', '1y', 'never'].map((v) =>
-      h('option', { value: v, selected: v === '30d' }, v),
-    ),
-  );
+  // Filled once the session's token lifetime is known: only expiries it can grant (SPEC §11).
+  const exp = h('select', { name: 'exp' });
+  void sessionTokenSecondsLeft()
+    .then((left) => {
+      const { choices, selected } = expiryChoices(left);
+      fill(
+        exp,
+        ...choices.map((c) =>
+          h('option', { value: c.value, selected: c.value === selected }, c.label),
+        ),
+      );
+    })
+    .catch((err: unknown) =>
+      announce(err instanceof ApiError ? `Error: ${err.message}` : String(err), true),
+    );
   const made = h('div', { 'aria-live': 'polite' });
   const decode = async (ev: Event) => {
     ev.preventDefault();
@@ -34,9 +42,16 @@ export const showWorkbench: Section = (main) => {
     if (label.input.value !== '') words.push('--label', q(label.input.value));
     if (cmds.input.value.trim() !== '')
       words.push('--cmds', q(cmds.input.value.replace(/\s+/g, '')));
-    const data = (await act(words.join(' '), 'Token made')) as
-      { token: string; expires_at: string | null } | undefined;
-    if (data === undefined) return;
+    let data: { token: string; expires_at: string | null };
+    announce('Making a token…');
+    try {
+      data = await run(words.join(' '));
+    } catch (err) {
+      // The command's messages name its flags; the page names its fields.
+      announce(err instanceof ApiError ? `Error: ${formMessage(err.message)}` : String(err), true);
+      return;
+    }
+    announce('Token made');
     const curl = `curl -X POST ${location.origin}/exec -H 'Authorization: Bearer ${data.token}' -d whoami`;
     fill(
       made,

@@ -90,3 +90,25 @@ test('an agent key wins over ~/.ssh and the server does not know it: exit 3, sai
     },
   );
 });
+
+test('a server that is down: every key is listed as not checked, then the error (exit 8)', async () => {
+  // A port that was just free: nothing listens there (the quick start's second profile).
+  const { createServer } = await import('node:net');
+  const probe = createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => probe.once('listening', resolve));
+  const port = (probe.address() as { port: number }).port;
+  await new Promise((resolve) => probe.close(resolve));
+  const url = `http://127.0.0.1:${port}`;
+  const file = join(home, '.ssh', 'id_ed25519');
+  const result = await exectl(['--url', url, 'auth', 'status'], { home });
+  assert.equal(result.code, 8, result.stderr);
+  assert.equal(
+    result.stdout,
+    `url:     ${url}\n` +
+      'profile: none\n' +
+      'keys, in the order exectl tries them:\n' +
+      `  * ${fp(svc.owner.key)}  file ${file}  not checked: the server is unreachable\n` +
+      `signs:   key ${fp(svc.owner.key)} from file ${file} (marked *)\n`,
+  );
+  assert.match(result.stderr, new RegExp(`^exectl: cannot reach ${url}: connection refused — `));
+});

@@ -48,7 +48,7 @@ test('new answering creating: stdout keeps the JSON, stderr says how to follow i
     r.stderr,
     'exectl: vm "slow" is still running its setup script — watch it with ' +
       '`exectl run stat slow`; read its log with ' +
-      '`exectl ssh slow tail -f /var/log/exectl-setup.log`\n',
+      '`exectl ssh slow cat /var/log/exectl-setup.log`\n',
   );
   // -q: results and errors only.
   const quiet = await exectl(
@@ -58,6 +58,28 @@ test('new answering creating: stdout keeps the JSON, stderr says how to follow i
   assert.equal(quiet.code, 0, quiet.stderr);
   assert.equal(quiet.stderr, '');
   assert.equal((JSON.parse(quiet.stdout) as { status: string }).status, 'creating');
+});
+
+test('with the SSH listener on, the note follows the log over SSH, which has no time limit', async () => {
+  const on = await startTestService({
+    commandDeadlineMs: 12_000,
+    sshListen: { host: '127.0.0.1', port: 0 },
+  });
+  try {
+    const r = await exectl(
+      ['--url', on.url, 'run', 'new', '--name', 'slow', '--setup-script', 'sleep 120'],
+      { home: await homeWithOwnerKey(on) },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(
+      r.stderr,
+      'exectl: vm "slow" is still running its setup script — watch it with ' +
+        '`exectl run stat slow`; follow its log with ' +
+        `\`ssh -p ${on.service.endpoints.ssh?.port} vm+slow@localhost tail -f /var/log/exectl-setup.log\` (no time limit)\n`,
+    );
+  } finally {
+    await on.stop();
+  }
 });
 
 test('new answering running: no note', async () => {

@@ -69,7 +69,7 @@ describe('exit code and message of each status (SPEC §8)', () => {
     assertOneLineError(
       await run(['--token', expired, 'whoami']),
       3,
-      `invalid token: expired (the token given with --token (signed by key ${owner})) — ${hint}`,
+      `invalid token: expired (the token given with --token (signed by key ${owner})) — mint a new one (\`exectl mint\`), or leave out --token and EXECTL_TOKEN: exectl then mints one per command`,
     );
     assertOneLineError(
       await run(['whoami'], { EXECTL_TOKEN: 'svc1.AAAAAAAAAAAAAAAAAAAAAAAAAA' }),
@@ -82,6 +82,22 @@ describe('exit code and message of each status (SPEC §8)', () => {
       await run(['--key', stranger.path, 'whoami']),
       3,
       `invalid token (key ${strange} from file ${stranger.path}) — ${hint}`,
+    );
+  });
+
+  test('401 → 3: a VM token sent to /exec names the VM and the namespace it was made for', async () => {
+    const vmToken = await svc.token(`{"exp":${FAR}}`, svc.owner.key, 'v0@web.localhost');
+    const owner = fingerprintOfKey(svc.owner.key.publicKeyLine);
+    assertOneLineError(
+      await run(['whoami'], { EXECTL_TOKEN: vmToken }),
+      3,
+      `invalid token (the token from EXECTL_TOKEN (signed by key ${owner})) — the token was made for vm "web" (namespace v0@web.localhost), not for /exec (v0@localhost): send it to the VM's URL, or mint one without --vm`,
+    );
+    const other = await svc.token(`{"exp":${FAR}}`, svc.owner.key, 'v0@example.org');
+    assertOneLineError(
+      await run(['--token', other, 'whoami']),
+      3,
+      `invalid token (the token given with --token (signed by key ${owner})) — the token was made for namespace v0@example.org, not for this server's /exec (v0@localhost): mint one for it (\`exectl mint\`)`,
     );
   });
 

@@ -1,13 +1,15 @@
-// `exectl ssh VM -- ARGV...` with the built CLI against a real service and a real VM (the
-// `process` runtime): argv arrives byte for byte, output streams to stdout, and the exit code is
-// the VM command's, from the X-Exec-Exit header (small output) or trailer (over 1 MiB).
+// `exectl ssh VM -- WORDS...` with the built CLI against a real service and a real VM (the
+// `process` runtime): the words are joined by spaces for the VM's shell as OpenSSH's ssh joins
+// them (SPEC §8), output streams to stdout, and the exit code is the VM command's, from the
+// X-Exec-Exit header (small output) or trailer (over 1 MiB).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
+import { quoteForShell } from '../../src/shell-words.js';
 import { postExec } from '../../src/cli/exec/http.js';
 import { mintRequestToken } from '../../src/cli/exec/token.js';
 import { loadPrivateKey } from '../../src/token/keys.js';
@@ -44,11 +46,12 @@ const word = fc
   .string({ unit: char, maxLength: 10 })
   .filter((w) => !w.includes('\0') && Buffer.from(w, 'utf8').toString('utf8') === w);
 
-describe('argv round trip', () => {
-  test('property: every word reaches the program byte for byte', async () => {
+describe('the words, joined for the VM shell as ssh joins them', () => {
+  test('property: words quoted for the VM shell reach the program byte for byte', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(word, { maxLength: 5 }), async (words) => {
-        const result = await ssh(['web', '--', 'printf', '%s\\0', 'START', ...words]);
+        const quoted = ['printf', "'%s\\0'", 'START', ...words.map(quoteForShell)];
+        const result = await ssh(['web', '--', ...quoted]);
         assert.deepEqual([result.code, result.stderr], [0, '']);
         assert.equal(result.stdout, ['START', ...words].map((w) => `${w}\0`).join(''));
       }),
@@ -56,8 +59,30 @@ describe('argv round trip', () => {
     );
   });
 
+  test('one quoted word is a command line: a pipeline, a redirection, a variable of the VM', async () => {
+    const count = await ssh(['web', 'ls / | wc -l']);
+    const listed = await ssh(['web', 'ls', '/']);
+    assert.deepEqual([count.code, count.stderr, listed.code, listed.stderr], [0, '', 0, '']);
+    assert.equal(Number(count.stdout.trim()), listed.stdout.trim().split('\n').length);
+    const written = await ssh(['web', 'echo hi > f.txt && cat f.txt && echo "$HOME" | wc -l']);
+    assert.deepEqual([written.code, written.stdout, written.stderr], [0, 'hi\n1\n', '']);
+  });
+
+  test("the words are joined by spaces: quoting for the VM shell is the user's, as with ssh", async () => {
+    const joined = await ssh(['web', 'echo', 'a  b', "'c  d'"]);
+    assert.deepEqual([joined.code, joined.stdout], [0, 'a b c  d\n']);
+  });
+
+  test('no command: a usage error naming the way to a shell', async () => {
+    assertOneLineError(
+      await ssh(['web']),
+      2,
+      `exectl ssh web needs a command to run — for a shell in the VM: ssh to the VM's ssh_dest (in "exectl run ls web"); for a command: exectl ssh web uname -a`,
+    );
+  });
+
   test('a first word such as --help belongs to the program, not to ssh', async () => {
-    const result = await ssh(['web', '--', 'sh', '-c', 'printf "[%s]" "$@"', 'sh', '--help', '-q']);
+    const result = await ssh(['web', '--', 'printf', "'[%s]'", '--help', '-q']);
     assert.deepEqual([result.code, result.stdout, result.stderr], [0, '[--help][-q]', '']);
   });
 
@@ -84,7 +109,7 @@ describe('argv round trip', () => {
 
 describe('exit codes', () => {
   test('header: the command exits 3, with its output interleaved', async () => {
-    const result = await ssh(['web', '--', 'sh', '-c', 'echo out; echo err >&2; exit 3']);
+    const result = await ssh(['web', '--', 'echo out; echo err >&2; exit 3']);
     assert.deepEqual(
       { code: result.code, stdout: result.stdout, stderr: result.stderr },
       { code: 3, stdout: 'out\nerr\n', stderr: '' },
@@ -92,7 +117,7 @@ describe('exit codes', () => {
   });
 
   test('trailer: over 1 MiB streams, and the exit code comes last', async () => {
-    const result = await ssh(['web', '--', 'sh', '-c', 'head -c 1100000 /dev/zero; exit 5']);
+    const result = await ssh(['web', '--', 'head -c 1100000 /dev/zero; exit 5']);
     assert.equal(result.code, 5);
     assert.equal(result.stdout.length, 1_100_000);
     assert.ok(/^\0+$/.test(result.stdout));
@@ -100,7 +125,7 @@ describe('exit codes', () => {
   });
 
   test('trailer with exit 0', async () => {
-    const result = await ssh(['web', '--', 'sh', '-c', 'head -c 1100000 /dev/zero']);
+    const result = await ssh(['web', '--', 'head', '-c', '1100000', '/dev/zero']);
     assert.deepEqual([result.code, result.stdout.length, result.stderr], [0, 1_100_000, '']);
   });
 
@@ -185,16 +210,7 @@ describe('the same VM commands through exectl run', () => {
 test('output streams: the first line arrives at least 1.5 s before the second', async () => {
   const child = spawn(
     process.execPath,
-    [
-      join(REPO, 'bin', 'exectl.cjs'),
-      '--url',
-      svc.url,
-      'ssh',
-      'web',
-      'sh',
-      '-c',
-      'echo a; sleep 2; echo b',
-    ],
+    [join(REPO, 'bin', 'exectl.cjs'), '--url', svc.url, 'ssh', 'web', 'echo a; sleep 2; echo b'],
     { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, NO_COLOR: '1' } },
   );
   const arrivals: { text: string; at: number }[] = [];
@@ -215,7 +231,7 @@ test('output streams: the first line arrives at least 1.5 s before the second', 
 test('a reader that goes away early ends nothing badly: no hang, no error line', async () => {
   const bin = [process.execPath, join(REPO, 'bin', 'exectl.cjs')].join(' ');
   const script = [
-    `${bin} --url ${svc.url} ssh web -- sh -c 'head -c 3000000 /dev/zero' | head -c 5 | wc -c`,
+    `${bin} --url ${svc.url} ssh web -- head -c 3000000 /dev/zero | head -c 5 | wc -c`,
     'echo "exit ${PIPESTATUS[0]}"',
   ].join('\n');
   const result = await run('bash', ['-c', script], { env: { HOME: home, NO_COLOR: '1' } });
@@ -230,7 +246,7 @@ test('a slow reader still gets every byte: exectl does not exit before its outpu
   // asynchronously).
   const bin = [process.execPath, join(REPO, 'bin', 'exectl.cjs')].join(' ');
   const script = [
-    `${bin} --url ${svc.url} ssh web -- sh -c 'head -c 1000000 /dev/zero; sleep 0.3; echo end' | ${SLOW_READER}`,
+    `${bin} --url ${svc.url} ssh web -- 'head -c 1000000 /dev/zero; sleep 0.3; echo end' | ${SLOW_READER}`,
     'echo "exit ${PIPESTATUS[0]}"',
   ].join('\n');
   const result = await run('bash', ['-c', script], { env: { HOME: home, NO_COLOR: '1' } });
@@ -250,19 +266,16 @@ describe('a command past the deadline', () => {
   after(() => quick.stop());
 
   test('what arrived before the timeout is printed, then the one-line error (7)', async () => {
-    const result = await exectl(
-      ['--url', quick.url, 'ssh', 'slow', 'sh', '-c', 'echo partial; sleep 10'],
-      {
-        home: await homeWithOwnerKey(quick),
-      },
-    );
+    const result = await exectl(['--url', quick.url, 'ssh', 'slow', 'echo partial; sleep 10'], {
+      home: await homeWithOwnerKey(quick),
+    });
     assert.deepEqual(
       { code: result.code, stdout: result.stdout, stderr: result.stderr },
       {
         code: 7,
         stdout: 'partial\n',
         stderr:
-          'exectl: command timed out after 3s — its output so far is above; run long jobs in the background (nohup, setsid)\n',
+          "exectl: command timed out after 3s — its output so far is above; a session over the VM's own SSH server has no limit (ssh to ssh_dest of `exectl run ls`), or run long jobs in the background (nohup, setsid)\n",
       },
     );
   });
@@ -273,14 +286,14 @@ describe('a command past the deadline', () => {
         home: await homeWithOwnerKey(quick),
       }),
       7,
-      'command timed out after 3s — commands stop after 30 s: run long jobs in a VM in the background (nohup, setsid)',
+      "command timed out after 3s — commands stop after 30 s: a session over the VM's own SSH server has no limit (ssh to ssh_dest of `exectl run ls`), or run long jobs in the background (nohup, setsid)",
     );
   });
 });
 
 describe('stdin (SPEC §6a: never dropped silently)', () => {
   test('input on a pipe is refused in one line naming the SSH destination (it left a 0-byte file)', async () => {
-    const result = await exectl(['--url', svc.url, 'ssh', 'web', 'sh', '-c', 'cat > app.py'], {
+    const result = await exectl(['--url', svc.url, 'ssh', 'web', 'cat > app.py'], {
       home,
       input: 'print("hello")\n',
     });
@@ -290,7 +303,7 @@ describe('stdin (SPEC §6a: never dropped silently)', () => {
       result.stderr,
       /^exectl: exectl ssh does not forward stdin: use ssh vm\+web@127\.0\.0\.1 \(with -p ssh_port\) — [^\n]*\n$/,
     );
-    const ran = await ssh(['web', 'sh', '-c', 'test -e app.py && echo ran || echo not-run']);
+    const ran = await ssh(['web', 'test -e app.py && echo ran || echo not-run']);
     assert.equal(ran.stdout, 'not-run\n');
   });
 
@@ -316,15 +329,7 @@ describe('stdin over the VM SSH server (SSH listener on)', () => {
 
   test('input on a pipe reaches the command; stdout and stderr apart; its exit status', async () => {
     const result = await exectl(
-      [
-        '--url',
-        on.url,
-        'ssh',
-        'web',
-        'sh',
-        '-c',
-        'cat > app.py; wc -c < app.py; echo err >&2; exit 4',
-      ],
+      ['--url', on.url, 'ssh', 'web', 'cat > app.py; wc -c < app.py; echo err >&2; exit 4'],
       { home: onHome, input: 'print("hello")\n' },
     );
     assert.equal(result.stdout, '15\n');
@@ -332,6 +337,26 @@ describe('stdin over the VM SSH server (SSH listener on)', () => {
     assert.equal(result.code, 4);
     const back = await exectl(['--url', on.url, 'ssh', 'web', 'cat', 'app.py'], { home: onHome });
     assert.equal(back.stdout, 'print("hello")\n');
+  });
+
+  test("a file on stdin: `exectl ssh web 'cat > f' < f` writes it in the VM, byte for byte", async () => {
+    const file = on.dir.join('index.html');
+    await writeFile(file, '<h1>hello</h1>\n');
+    const bin = [process.execPath, join(REPO, 'bin', 'exectl.cjs')].join(' ');
+    const script = `${bin} --url ${on.url} ssh web 'cat > index.html' < ${file} && echo sent`;
+    const sent = await run('bash', ['-c', script], { env: { HOME: onHome, NO_COLOR: '1' } });
+    assert.deepEqual([sent.code, sent.stdout, sent.stderr], [0, 'sent\n', '']);
+    const back = await exectl(['--url', on.url, 'ssh', 'web', 'cat index.html'], { home: onHome });
+    assert.deepEqual([back.code, back.stdout], [0, '<h1>hello</h1>\n']);
+  });
+
+  test('no command: the hint is the exact ssh line of the VM', async () => {
+    const port = on.service.endpoints.ssh?.port;
+    assertOneLineError(
+      await exectl(['--url', on.url, 'ssh', 'web'], { home: onHome }),
+      2,
+      `exectl ssh web needs a command to run — for a shell in the VM: ssh -p ${port} vm+web@localhost; for a command: exectl ssh web uname -a`,
+    );
   });
 
   test('the key may be in ssh-agent only (no key file): it signs the SSH session', async () => {
@@ -364,6 +389,32 @@ describe('stdin over the VM SSH server (SSH listener on)', () => {
     assert.match(
       result.stderr,
       /^exectl: exectl ssh does not forward stdin: use ssh vm\+web@127\.0\.0\.1/,
+    );
+  });
+});
+
+describe('past the deadline with the SSH listener on', () => {
+  let slow: TestService;
+  let slowHome: string;
+  before(async () => {
+    slow = await startTestService({
+      commandDeadlineMs: 3000,
+      sshListen: { host: '127.0.0.1', port: 0 },
+    });
+    slowHome = await homeWithOwnerKey(slow);
+    const made = await exectl(['--url', slow.url, 'run', 'new', '--name', 'slow'], {
+      home: slowHome,
+    });
+    assert.equal(made.code, 0, made.stderr);
+  });
+  after(() => slow.stop());
+
+  test('the timeout names the exact ssh line that has no limit', async () => {
+    const port = slow.service.endpoints.ssh?.port;
+    assertOneLineError(
+      await exectl(['--url', slow.url, 'ssh', 'slow', 'sleep 10'], { home: slowHome }),
+      7,
+      `command timed out after 3s — commands stop after 30 s: ssh -p ${port} vm+slow@localhost has no limit, or run it in the background (nohup, setsid)`,
     );
   });
 });

@@ -22,6 +22,8 @@ export function clientCodeForStatus(status: number): ErrorCode {
 }
 
 /** What the client knew about the request, for the hints. */
+import { unauthorizedHint } from './token-hint.js';
+
 interface RequestFacts {
   /** The service's address as the user gave it. */
   url: string;
@@ -29,6 +31,9 @@ interface RequestFacts {
   scope: string | undefined;
   /** Which key signed the token and where it came from (see exec/token.ts), for 401s. */
   signedBy?: string;
+  /** The token sent as configured (not minted), and this server's namespace: for 401 hints. */
+  configuredToken?: string | undefined;
+  namespace?: string;
 }
 
 /**
@@ -124,13 +129,21 @@ function partialFailure(body: object): string | undefined {
   return failed.length === 1 ? first.error : `${first.error} (and ${failed.length - 1} more)`;
 }
 
+/**
+ * Where a command runs past the 30 s limit (SPEC §4, §6a): a session of its own over the VM's
+ * SSH server has none. `exectl ssh` replaces it with the exact `ssh` line when it can.
+ */
+export const NO_LIMIT_HINT =
+  "a session over the VM's own SSH server has no limit (ssh to ssh_dest of `exectl run ls`), " +
+  'or run long jobs in the background (nohup, setsid)';
+
 function hintFor(response: ExecResponse, failure: Failure, facts: RequestFacts): string {
   const { status } = response;
   switch (status) {
     case 400:
       return 'check the command line: quotes must be balanced (see exectl-run(1))';
     case 401:
-      return '`exectl auth status` shows which key signs and whether the server knows it';
+      return unauthorizedHint({ ...facts, message: failure.message });
     case 403: {
       const path =
         /^command not allowed: (.+)$/.exec(failure.message)?.[1] ?? facts.scope ?? 'the command';
@@ -145,7 +158,7 @@ function hintFor(response: ExecResponse, failure: Failure, facts: RequestFacts):
     case 429:
       return `retry after ${retryAfterSeconds(response)}s`;
     case 504:
-      return 'commands stop after 30 s: run long jobs in a VM in the background (nohup, setsid)';
+      return `commands stop after 30 s: ${NO_LIMIT_HINT}`;
     default: {
       const id = response.headers['x-request-id'];
       return id === undefined ? 'check the server log' : `check the server log for request ${id}`;
@@ -166,6 +179,9 @@ function failedHint(response: ExecResponse, failure: Failure, facts: RequestFact
   if (kind?.kind === 'not-owner') {
     return kind.owner === undefined ? 'ask its owner' : `ask its owner, ${kind.owner}`;
   }
+  // The one 422 a person can fix with a single command: the VM only needs resuming.
+  const paused = /^vm "([a-z][a-z0-9-]{0,62})" is paused$/.exec(failure.message)?.[1];
+  if (paused !== undefined) return `resume it with \`exectl run resume ${paused}\``;
   const path = facts.scope?.split(' ')[0] === 'ssh' ? 'ssh' : facts.scope;
   return path === undefined ? 'see `exectl run help`' : `see \`exectl run help ${path}\``;
 }
@@ -207,7 +223,7 @@ export function streamCutOff(response: ExecResponse): ExectlError | undefined {
   if (why === undefined) return undefined;
   if (/timed out/.test(why)) {
     return new ExectlError('timeout', why, {
-      hint: 'its output so far is above; run long jobs in the background (nohup, setsid)',
+      hint: `its output so far is above; ${NO_LIMIT_HINT}`,
     });
   }
   return new ExectlError('unavailable', `the server cut the command off: ${why}`, {

@@ -24,6 +24,8 @@ export interface FallbackOutcome {
    * 401, each key tried in order.
    */
   signedBy: string;
+  /** The token that was sent when it was configured rather than minted (for 401 hints). */
+  configuredToken?: string;
 }
 
 /**

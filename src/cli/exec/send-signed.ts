@@ -52,7 +52,11 @@ export async function sendSigned(
   };
   const configured = configuredCredential(ctx, settings, opts.flag);
   if (configured !== undefined) {
-    return { response: await sendWith(configured.token), signedBy: configured.signedBy };
+    return {
+      response: await sendWith(configured.token),
+      signedBy: configured.signedBy,
+      configuredToken: configured.token,
+    };
   }
   const { scope } = opts;
   if (scope === undefined) throw unknownScope();

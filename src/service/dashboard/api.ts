@@ -1,7 +1,8 @@
 // The dashboard's JSON API: thin by design (SPEC §11). `exec` IS the dispatcher: a command
 // line, answered as /exec answers it (same statuses, errors and shapes); `log` reads the
-// caller's own requests back; `inspect` is `exectl inspect` of a pasted token; `signout` ends
-// the session. No business logic of its own.
+// caller's own requests back; `inspect` is `exectl inspect` of a pasted token; `session` how
+// long the session's token lives on (what the token form may offer); `signout` ends the
+// session. No business logic of its own.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ExectlError } from '../../errors.js';
 import { DEFAULTS } from '../config.js';
@@ -49,6 +50,16 @@ export function createApi(options: ApiOptions): ApiHandler {
       takeOrRefuse(options.rateLimiter, principal.keyFingerprint);
       const token = (await readBody(req, res, DEFAULTS.bodyLimit)).toString('utf8').trim();
       writeJson(res, 200, inspectForAccount(deps, principal.accountId, token), headers);
+      return 200;
+    }
+    if (name === 'session') {
+      // What the page's forms may offer (SPEC §11): a token made here lives no longer than the
+      // session's own, so the page needs how long that is; seconds from the server's clock,
+      // which decides.
+      entry.fingerprint = principal.keyFingerprint;
+      const left =
+        principal.exp === null ? null : Math.max(0, principal.exp - Math.floor(deps.now() / 1000));
+      writeJson(res, 200, { token_expires_in: left }, headers);
       return 200;
     }
     if (name === 'signout') {

@@ -36,8 +36,10 @@ async function runAuthStatus(ctx: CliContext, options: { key?: string }): Promis
   out('keys, in the order exectl tries them:');
   if (candidates.length === 0) out('  none');
   let signerKnown = false;
+  let unreachable: ExectlError | undefined;
   for (const candidate of candidates) {
     const verdict = await serverVerdict(ctx, settings, candidate);
+    unreachable ??= verdict.unreachable;
     const marked = signs !== undefined && candidate.fingerprint === signs.fingerprint;
     if (marked && verdict.known) signerKnown = true;
     out(
@@ -51,6 +53,8 @@ async function runAuthStatus(ctx: CliContext, options: { key?: string }): Promis
       : `signs:   key ${signs.fingerprint} from ${signs.source} (marked *${remembered})`,
   );
   if (signerKnown) return undefined;
+  // Every key listed first, each "not checked": the error (exit 8) then says why.
+  if (unreachable !== undefined) throw unreachable;
   // Thrown, not returned: a nested command's outcome is its action's, and main.ts prints it.
   throw new ExectlError(
     'unauthorized',
@@ -74,7 +78,7 @@ async function serverVerdict(
   ctx: CliContext,
   settings: Settings,
   candidate: Candidate,
-): Promise<{ known: boolean; text: string }> {
+): Promise<{ known: boolean; text: string; unreachable?: ExectlError }> {
   let signer: Signer;
   try {
     signer = await candidate.signer(async () => ctx.env.EXECTL_PASSPHRASE || undefined);
@@ -82,7 +86,13 @@ async function serverVerdict(
     if (!(err instanceof ExectlError)) throw err;
     return { known: false, text: `not checked: ${err.message}` };
   }
-  const who = await whoamiWith(ctx, settings, signer);
+  let who;
+  try {
+    who = await whoamiWith(ctx, settings, signer);
+  } catch (err) {
+    if (!(err instanceof ExectlError) || err.code !== 'unreachable') throw err;
+    return { known: false, text: 'not checked: the server is unreachable', unreachable: err };
+  }
   if (who.email !== undefined) {
     return { known: true, text: `known: ${who.email}, key "${who.keyName}"` };
   }

@@ -4,6 +4,8 @@ import { ExectlError } from '../../../errors.js';
 import { TokenError } from '../../../token/errors.js';
 import { parsePermissions, serializePermissions } from '../../../token/permissions.js';
 import { warningsFor } from '../../../inspection/warnings.js';
+import { COMMAND_CATALOG } from '../../../command-catalog.js';
+import { suggestionsFor, withSuggestions } from '../../../did-you-mean.js';
 import { parseTimeFlag } from '../../../durations.js';
 
 export const DEFAULT_EXP = '1h';
@@ -52,7 +54,27 @@ export function buildMintPayload(flags: PermissionFlags, nowSeconds: number): Mi
   for (const warning of warningsFor(permissions)) {
     if (warning.code !== 'no_exp') warnings.push(warning.message);
   }
+  for (const cmd of cmds ?? []) {
+    const unknown = unknownCommandWarning(cmd);
+    if (unknown !== undefined) warnings.push(unknown);
+  }
   return { payload, warnings };
+}
+
+/**
+ * A warning for a `--cmds` entry that names no command of exectl's (`lss`), with the nearest
+ * ones: it would allow nothing. Only a warning: the token may be for a server with commands of
+ * its own. A group (`ssh-key`) and `ssh <vm>` are known.
+ */
+function unknownCommandWarning(cmd: string): string | undefined {
+  const paths = COMMAND_CATALOG.map((entry) => entry.path);
+  const known =
+    paths.includes(cmd) ||
+    paths.some((path) => path.startsWith(`${cmd} `)) ||
+    /^ssh [a-z][a-z0-9-]*$/.test(cmd);
+  if (known) return undefined;
+  const message = `--cmds "${cmd}" is no command of exectl's: a token with it does not allow it`;
+  return withSuggestions(message, suggestionsFor(cmd, paths));
 }
 
 /** `["whoami, ls", "ssh-key list"]` -> `["whoami", "ls", "ssh-key list"]`. */

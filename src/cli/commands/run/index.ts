@@ -47,7 +47,7 @@ async function runRun(
   const prepared = prepareRunLine(args);
   const settings = ctx.settings({ key: options.key });
   const shape = answerShape(ctx, options);
-  const { response, signedBy } = await sendSigned(ctx, settings, {
+  const { response, signedBy, configuredToken } = await sendSigned(ctx, settings, {
     flag: options.token,
     scope: prepared.scope,
     grants: prepared.grants,
@@ -63,6 +63,8 @@ async function runRun(
       url: settings.url,
       scope: prepared.scope,
       signedBy,
+      configuredToken,
+      namespace: settings.namespace,
     });
   }
   await printBody(ctx, response, shape, prepared.line, false);

@@ -3,6 +3,10 @@
 import type { CliContext } from '../../context.js';
 import type { PreparedLine } from '../../../command-line.js';
 import { lexCommandLine } from '../../../shell-words.js';
+import { sshAddressIn, sshCommandFor } from '../../ssh-command.js';
+
+/** Where a VM keeps its setup script's output (SPEC §4). */
+const SETUP_LOG = '/var/log/exectl-setup.log';
 
 /** The spinner's text for `prepared`: `new: waiting for the setup script`. */
 export function spinnerText(prepared: PreparedLine): string {
@@ -39,7 +43,7 @@ function wordsOf(line: string): string[] {
  */
 export function noteStillCreating(ctx: CliContext, prepared: PreparedLine, body: Buffer): void {
   if (prepared.path !== 'new' || ctx.quiet) return;
-  let answer: { vm_name?: unknown; status?: unknown };
+  let answer: { vm_name?: unknown; status?: unknown; ssh_host?: unknown };
   try {
     answer = JSON.parse(body.toString('utf8')) as typeof answer;
   } catch {
@@ -48,9 +52,15 @@ export function noteStillCreating(ctx: CliContext, prepared: PreparedLine, body:
   const name = answer?.vm_name;
   if (answer?.status !== 'creating' || typeof name !== 'string') return;
   if (!/^[a-z][a-z0-9-]{0,62}$/.test(name)) return;
+  // `exectl ssh` stops at 30 s, a script's log may go on for 15 minutes: the VM's own SSH
+  // server follows it with no limit (SPEC §6a), where the server has one.
+  const dest = sshAddressIn(answer);
+  const readLog =
+    dest === undefined
+      ? `read its log with \`exectl ssh ${name} cat ${SETUP_LOG}\``
+      : `follow its log with \`${sshCommandFor(dest)} tail -f ${SETUP_LOG}\` (no time limit)`;
   ctx.stderr.write(
     `exectl: vm "${name}" is still running its setup script — watch it with ` +
-      `\`exectl run stat ${name}\`; read its log with ` +
-      `\`exectl ssh ${name} tail -f /var/log/exectl-setup.log\`\n`,
+      `\`exectl run stat ${name}\`; ${readLog}\n`,
   );
 }

@@ -94,7 +94,7 @@ export function renderBanner(facts: BannerFacts, style: Style): string {
     lines.push(
       `  Dashboard:  ${facts.dashboardLink}`,
       style.label(
-        `  (signs in as ${facts.owner.email}: once, within 15 minutes; a new one: ${facts.client} run browser)`,
+        `  (signs in as ${facts.owner.email}: once, within 15 minutes; a new one: ${clientLine(facts, 'browser')})`,
       ),
     );
   }
@@ -107,11 +107,22 @@ export function renderBanner(facts: BannerFacts, style: Style): string {
  * needs to find this server and its namespace: a line that works when pasted.
  */
 export function firstCommand(facts: Pick<BannerFacts, 'http' | 'domain' | 'client'>): string {
+  return clientLine(facts, 'whoami');
+}
+
+/**
+ * `exectl run <command>` as it must be typed to reach this server: with its --url and
+ * namespace when they are not the defaults (the banner's every suggestion is runnable as is).
+ */
+function clientLine(
+  facts: Pick<BannerFacts, 'http' | 'domain' | 'client'>,
+  command: string,
+): string {
   // `run` has no --namespace: the variable carries it (`--compat exe.dev` makes it v0@exe.dev).
   const words = facts.domain === DEFAULT_DOMAIN ? [] : [`EXECTL_NAMESPACE=v0@${facts.domain}`];
   words.push(`${facts.client} run`);
   if (facts.http !== DEFAULT_URL) words.push(`--url ${facts.http}`);
-  words.push('whoami');
+  words.push(command);
   return words.join(' ');
 }
 

@@ -1,5 +1,5 @@
-// `exectl ssh VM [--] ARGV...` (SPEC §8): run ARGV in a VM through /exec, stream its output,
-// and exit with its exit code.
+// `exectl ssh VM [--] WORDS...` (SPEC §8): run WORDS, joined by spaces as OpenSSH's ssh joins
+// them, through the VM's shell over /exec; stream its output, and exit with its exit code.
 import type { Command } from 'commander';
 import { ExectlError } from '../../../errors.js';
 import type { CliCommand, CommandOutcome } from '../../command.js';
@@ -7,9 +7,10 @@ import type { CliContext } from '../../context.js';
 import { execExitCode, isVmOutput, responseError, streamCutOff } from '../../exec/answer.js';
 import { streamSink } from '../../output-sink.js';
 import { sendSigned } from '../../exec/send-signed.js';
-import { remoteCommandLine, type PreparedLine } from '../../../command-line.js';
+import { shellCommandLine, type PreparedLine } from '../../../command-line.js';
 import { stdinHasInput } from './stdin-input.js';
-import { runOverSsh, type SshDestination } from './over-ssh.js';
+import { runOverSsh } from './over-ssh.js';
+import { noCommand, sshDestination, withSessionHint } from './destination.js';
 import { configuredCredential } from '../../exec/token.js';
 import { firstSigner, signingCandidates } from '../../exec/candidates.js';
 import type { Settings } from '../../settings.js';
@@ -41,7 +42,10 @@ class RemoteExit extends ExectlError {
   }
 }
 
-/** Runs `argv` in VM `vm`: its output goes to stdout as it arrives; resolves with its exit. */
+/**
+ * Runs the words `argv`, joined by spaces, through VM `vm`'s shell: its output goes to stdout
+ * as it arrives; resolves with its exit.
+ */
 async function runSsh(
   ctx: CliContext,
   vm: string,
@@ -53,27 +57,37 @@ async function runSsh(
       hint: 'a VM name is lowercase letters, digits and "-", starting with a letter',
     });
   }
+  const settings = ctx.settings({ key: options.key });
+  if (argv.length === 0) throw await noCommand(ctx, settings, vm);
   const scope = `ssh ${vm}`;
   const prepared: PreparedLine = {
-    line: remoteCommandLine(vm, argv),
+    line: shellCommandLine(vm, argv),
     scope,
     path: 'ssh',
     repeatable: false,
   };
-  const settings = ctx.settings({ key: options.key });
   if (await stdinHasInput(ctx)) {
     const exit = await withStdin(ctx, settings, vm, argv, options);
     return exit === 0 ? undefined : new RemoteExit(exit);
   }
-  const { response, signedBy } = await sendSigned(ctx, settings, {
+  const { response, signedBy, configuredToken } = await sendSigned(ctx, settings, {
     flag: options.token,
     scope,
     request: { prepared, onChunk: streamSink(ctx.stdout) },
   });
   const cutOff = streamCutOff(response);
-  if (cutOff !== undefined) throw cutOff;
+  if (cutOff !== undefined) throw await withSessionHint(ctx, settings, vm, cutOff);
   const exit = isVmOutput(response) ? execExitCode(response) : undefined;
-  if (exit === undefined) throw responseError(response, { url: settings.url, scope, signedBy });
+  if (exit === undefined) {
+    const error = responseError(response, {
+      url: settings.url,
+      scope,
+      signedBy,
+      configuredToken,
+      namespace: settings.namespace,
+    });
+    throw await withSessionHint(ctx, settings, vm, error);
+  }
   return exit === 0 ? undefined : new RemoteExit(exit);
 }
 
@@ -96,8 +110,8 @@ async function withStdin(
   const dest = await sshDestination(ctx, settings, vm);
   if (dest === undefined) throw stdinRefused(vm, settings.url);
   const signer = await firstSigner(ctx, settings, await signingCandidates(ctx, settings));
-  // The words quoted for the VM's shell, as the /exec line does (one level: no lexer here).
-  const command = argv.map(shellQuoted).join(' ');
+  // The words joined for the VM's shell, as the /exec line and OpenSSH's ssh do.
+  const command = argv.join(' ');
   try {
     return await runOverSsh(dest, signer, command, ctx);
   } catch (err) {
@@ -107,43 +121,6 @@ async function withStdin(
       { hint: "check that the server's SSH listener is reachable from here" },
     );
   }
-}
-
-/** `ssh_host`, `ssh_port` and `ssh_user` of the VM from `ls`; undefined with SSH off. */
-async function sshDestination(
-  ctx: CliContext,
-  settings: Settings,
-  vm: string,
-): Promise<SshDestination | undefined> {
-  const scope = 'ls';
-  const prepared: PreparedLine = { line: `ls ${vm}`, scope, path: 'ls', repeatable: true };
-  const { response, signedBy } = await sendSigned(ctx, settings, {
-    flag: undefined,
-    scope,
-    request: { prepared },
-  });
-  if (response.status !== 200)
-    throw responseError(response, { url: settings.url, scope, signedBy });
-  const listed = JSON.parse(response.body.toString('utf8')) as {
-    vms: {
-      vm_name: string;
-      ssh_host: string | null;
-      ssh_port: number | null;
-      ssh_user: string | null;
-    }[];
-  };
-  const found = listed.vms.find((v) => v.vm_name === vm);
-  if (found === undefined) {
-    throw new ExectlError('command_failed', `vm "${vm}" not found`, { hint: 'exectl run ls' });
-  }
-  if (found.ssh_host === null || found.ssh_port === null || found.ssh_user === null)
-    return undefined;
-  return { host: found.ssh_host, port: found.ssh_port, user: found.ssh_user };
-}
-
-/** `text` as one POSIX shell word. */
-function shellQuoted(text: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 /**
@@ -162,19 +139,20 @@ function stdinRefused(vm: string, url: string): ExectlError {
 export const command: CliCommand = {
   declare(cmd: Command) {
     cmd
-      .description('run a program in a VM and exit with its exit code')
+      .description('run a command line in a VM and exit with its exit code')
       .argument('<vm>', 'the VM')
-      .argument('<argv...>', 'the program and its arguments, passed as they are')
+      .argument('[argv...]', "the command line for the VM's shell (its words joined by spaces)")
       .option('--token <token>', 'bearer token (env EXECTL_TOKEN; else minted for "ssh <vm>")')
       .option('--key <path>', 'private key for the minted token (env EXECTL_KEY)')
       .addHelpText(
         'after',
         `
-exectl's own flags come before VM; every word after VM is the program's, flags
+exectl's own flags come before VM; every word after VM is the command's, flags
 included (exectl ssh web grep -q root /etc/passwd runs grep with -q), as with
-ssh and docker exec. Each word of ARGV reaches the program exactly as given:
-spaces, quotes, $, * and newlines are quoted for the VM's shell. For a pipeline,
-run a shell: exectl ssh web sh -c 'ls | wc -l'.
+ssh and docker exec. As with ssh, the words are joined by spaces into one
+command line for the VM's shell, so quote what your own shell would expand:
+exectl ssh web 'ls / | wc -l', exectl ssh web 'cat > f' < f. For a shell in
+the VM, ssh to its ssh_dest (ssh -p 7022 vm+web@localhost): no 30 s limit there.
 
 Input on stdin (a pipe or a file with data) goes over the VM's own SSH server
 (vm+VM@host, from ls), signed by the same key, with stdout and stderr apart and
@@ -189,7 +167,8 @@ program's; otherwise as exectl run: 3 authentication, 4 not allowed,
 Examples:
   exectl ssh web uname -a
   exectl ssh web ls -la /tmp
-  exectl ssh --key ~/.ssh/ci web sh -c 'cd app && npm test'`,
+  exectl ssh web 'cd /srv && nohup python3 -m http.server 8000 >log 2>&1 &'
+  exectl ssh --key ~/.ssh/ci web 'cd app && npm test'`,
       );
   },
   optionsEndAtFirstOperand: true,

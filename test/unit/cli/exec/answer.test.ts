@@ -56,7 +56,13 @@ test('responseError: the server message and a hint per status', () => {
       json(401, { error: 'invalid token: expired' }),
       'ls',
       'invalid token: expired',
-      '`exectl auth status` shows which key signs and whether the server knows it',
+      'mint a new one: check the clock of this machine and the server',
+    ],
+    [
+      json(422, { error: 'vm "web" is paused' }),
+      'ssh web',
+      'vm "web" is paused',
+      'resume it with `exectl run resume web`',
     ],
     [
       json(403, { error: 'command not allowed: ssh-key list' }),
@@ -143,7 +149,7 @@ test('responseError: the server message and a hint per status', () => {
       json(504, { error: 'command timed out after 30s' }),
       'ls',
       'command timed out after 30s',
-      'commands stop after 30 s: run long jobs in a VM in the background (nohup, setsid)',
+      "commands stop after 30 s: a session over the VM's own SSH server has no limit (ssh to ssh_dest of `exectl run ls`), or run long jobs in the background (nohup, setsid)",
     ],
     [
       json(500, { error: 'internal error' }, { 'x-request-id': 'req_42' }),

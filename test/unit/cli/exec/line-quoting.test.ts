@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { joinWords, remoteCommandLine } from '../../../../src/command-line.js';
+import { joinWords, remoteCommandLine, shellCommandLine } from '../../../../src/command-line.js';
 import { lexCommandLine } from '../../../../src/shell-words.js';
 
 /** Characters that mean something to a shell or a lexer, and some plain ones. */
@@ -84,4 +84,21 @@ test('remoteCommandLine: quoted twice, after an explicit --', () => {
     `ssh web -- echo ''\\''a b'\\''' ''\\''it'\\''\\'\\'''\\''s'\\'''`,
   );
   assert.equal(remoteCommandLine('web', ['--help']), 'ssh web -- --help');
+});
+
+test('property: shellCommandLine hands the VM shell the words joined by spaces, as ssh does', () => {
+  fc.assert(
+    fc.property(words, (ws) => {
+      const lexed = lexCommandLine(shellCommandLine('web', ws));
+      assert.deepEqual(lexed.slice(0, 3), ['ssh', 'web', '--']);
+      // What the service does with the words after `ssh <vm> --` (SPEC §4).
+      assert.equal(lexed.slice(3).join(' '), ws.join(' '));
+    }),
+    { numRuns: 150 },
+  );
+});
+
+test('shellCommandLine: a quoted pipeline stays one command line for the VM shell', () => {
+  assert.equal(shellCommandLine('web', ['ls / | wc -l']), "ssh web -- 'ls / | wc -l'");
+  assert.equal(shellCommandLine('web', ['cat', '>', 'f']), "ssh web -- cat '>' f");
 });

@@ -45,6 +45,14 @@ test('buildMintPayload: table', () => {
       `{"exp":${NOW + 3600},"cmds":["whoami","ls","ssh-key list"]}`,
       [],
     ],
+    [
+      { cmds: ['lss,ssh web,frobnicate'] },
+      `{"exp":${NOW + 3600},"cmds":["lss","ssh web","frobnicate"]}`,
+      [
+        `--cmds "lss" is no command of exectl's: a token with it does not allow it — did you mean "ls"?`,
+        `--cmds "frobnicate" is no command of exectl's: a token with it does not allow it`,
+      ],
+    ],
     [{ ctx: ' {"a": [1, "x"]} ' }, `{"exp":${NOW + 3600},"ctx":{"a": [1, "x"]}}`, []],
     [{ ctx: '"just a string"' }, `{"exp":${NOW + 3600},"ctx":"just a string"}`, []],
     [{ ctx: 'null' }, `{"exp":${NOW + 3600},"ctx":null}`, []],
