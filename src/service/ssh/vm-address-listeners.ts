@@ -110,7 +110,7 @@ export class VmAddressListeners implements VmSshAddresses {
     this.#servers.clear();
     this.#listening.clear();
     await Promise.all(
-      servers.map((s) => s && new Promise<void>((resolve) => s.close(() => resolve()))),
+      servers.flatMap((s) => (s ? [new Promise<void>((resolve) => s.close(() => resolve()))] : [])),
     );
   }
 }

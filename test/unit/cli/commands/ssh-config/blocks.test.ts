@@ -107,7 +107,7 @@ test('property: whatever the server answers, the output has only the known direc
     fc.constantFrom('web', 'root', '127.77.0.1', 'https://web.exe.xyz'),
   );
   const allowed =
-    /^(# exectl ssh-config (begin|end)|# made by .*|Host [a-z0-9.-]+|    (HostName [A-Za-z0-9.:-]+|Port \d+|User [A-Za-z0-9._+-]+|UserKnownHostsFile \/\S+|StrictHostKeyChecking yes))$/;
+    /^(# exectl ssh-config (begin|end)|# made by .*|Host [a-z0-9.-]+| {4}(HostName [A-Za-z0-9.:-]+|Port \d+|User [A-Za-z0-9._+-]+|UserKnownHostsFile \/\S+|StrictHostKeyChecking yes))$/;
   const vm = fc.record({
     vm_name: value,
     https_url: value,
