@@ -49,6 +49,7 @@ export const COMMAND_CATALOG: readonly CatalogEntry[] = [
   { path: 'share set-private', mutates: true, view: sharing.visibilityView },
   { path: 'share add', mutates: true, view: sharing.shareUsersView },
   { path: 'share remove', mutates: true, view: sharing.shareUsersView },
+  { path: 'share receive-email', mutates: true, view: sharing.receiveEmailView },
   { path: 'team', mutates: false, view: account.teamView },
   { path: 'team members', mutates: false, view: account.membersView },
   { path: 'team add', mutates: true, view: account.membersView },

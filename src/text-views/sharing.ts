@@ -35,6 +35,11 @@ export const shareUsersView = view<{ vm_name: string; users: { email: string }[]
   (data) => `${data.vm_name} is shared with: ${listCell(data.users.map((u) => u.email))}\n`,
 );
 
+/** `share receive-email`: whether the VM takes mail now. */
+export const receiveEmailView = view<{ vm_name: string; receive_email: boolean }>(
+  (data) => `${data.vm_name} ${data.receive_email ? 'receives' : 'does not receive'} email\n`,
+);
+
 interface IntegrationView {
   name: string;
   type: string;

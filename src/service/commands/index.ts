@@ -18,6 +18,7 @@ import { restartCommand } from './restart.js';
 import { rmCommand } from './rm.js';
 import { shareAddCommand, shareRemoveCommand } from './share/users.js';
 import { sharePortCommand } from './share/port.js';
+import { shareReceiveEmailCommand } from './share/receive-email.js';
 import { shareSetPrivateCommand, shareSetPublicCommand } from './share/visibility.js';
 import { shareShowCommand } from './share/show.js';
 import { sshCommand } from './ssh.js';
@@ -63,6 +64,7 @@ const DEFINITIONS: readonly CommandDefinition<ServiceDeps>[] = [
   shareSetPrivateCommand,
   shareAddCommand,
   shareRemoveCommand,
+  shareReceiveEmailCommand,
   teamCommand,
   teamMembersCommand,
   teamAddCommand,

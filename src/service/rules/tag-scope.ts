@@ -54,6 +54,7 @@ const SCOPED_KEY_RULES: Readonly<Record<string, ScopedKeyRule>> = {
   'share set-private': 'narrowed',
   'share add': 'narrowed',
   'share remove': 'narrowed',
+  'share receive-email': 'narrowed',
   team: 'narrowed',
   'team members': 'narrowed',
   'team add': TEAM,

@@ -21,5 +21,11 @@ export {
   type ReflectionField,
   type VmIdentity,
 } from './integrations.js';
+export {
+  OUTBOX_PER_ACCOUNT,
+  type MailStore,
+  type NewOutboxMessage,
+  type OutboxMessage,
+} from './mail.js';
 export type { Svc1Record, Svc1Request, Svc1Store } from './svc1.js';
 export { emptyDataFolder, type ResetSummary } from './empty-data-folder.js';

@@ -5,6 +5,7 @@ import { timestampClock, type StoreContext } from './context.js';
 import { integrationStore, type IntegrationStore } from './integrations.js';
 import { KeyUseBuffer } from './key-usage.js';
 import { keyStore, type KeyStore } from './keys.js';
+import { mailStore, type MailStore } from './mail.js';
 import { migrate } from './migrate.js';
 import { openError } from './open-errors.js';
 import { ReadCache } from './read-cache.js';
@@ -21,7 +22,15 @@ import { vmStore, type VmStore } from './vms.js';
  * commands to decide.
  */
 export interface Store
-  extends AccountStore, KeyStore, TeamStore, VmStore, ShareStore, IntegrationStore, Svc1Store {
+  extends
+    AccountStore,
+    KeyStore,
+    TeamStore,
+    VmStore,
+    ShareStore,
+    IntegrationStore,
+    Svc1Store,
+    MailStore {
   /** The database file. */
   readonly path: string;
   /**
@@ -79,6 +88,7 @@ export function openStore(path: string, options: StoreOptions = {}): Store {
     ...shareStore(ctx),
     ...integrations,
     ...svc1Store(ctx),
+    ...mailStore(ctx),
     dataGeneration: () => ctx.reads.generation(),
     close() {
       if (!db.open) return;

@@ -52,6 +52,7 @@ const ALL_PATHS = [
   'share set-private',
   'share add',
   'share remove',
+  'share receive-email',
   'team',
   'team members',
   'team add',

@@ -74,6 +74,7 @@ const EVERY_COMMAND: [path: string, line: string, outcome: 'runs' | ReturnType<t
     ['share set-private', 'share set-private build', 'runs'],
     ['share add', 'share add build eve@example.com', 'runs'],
     ['share remove', 'share remove build eve@example.com', 'runs'],
+    ['share receive-email', 'share receive-email build on', 'runs'],
     ['team', 'team', 'runs'],
     ['team members', 'team members', 'runs'],
     ['team add', 'team add bob@example.com', refused('change the team')],
