@@ -11,6 +11,8 @@ export interface BannerFacts {
   /** Fingerprint of the SSH host key, so the first `ssh` prompt can be checked. */
   sshHostKey: string | null;
   reflection: string;
+  /** The SMTP listener taking mail for VMs, or null when it is off. */
+  smtp: { host: string; port: number } | null;
   dataDir: string;
   /** The data folder is the default one, so commands about it need no `--data`. */
   dataIsDefault: boolean;
@@ -45,6 +47,12 @@ export function renderBanner(facts: BannerFacts, style: Style): string {
         : `${sshCommand(facts.ssh)}  ${style.label(`(host key ${facts.sshHostKey ?? '?'})`)}`,
     ],
     ['Reflection', facts.reflection],
+    [
+      'SMTP',
+      facts.smtp === null
+        ? style.label('off')
+        : `${facts.smtp.host}:${facts.smtp.port}  ${style.label(`(mail for *@<vm>.${facts.vmDomain})`)}`,
+    ],
     [
       'Data',
       facts.ephemeral

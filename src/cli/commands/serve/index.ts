@@ -43,6 +43,10 @@ export const command: CliCommand = {
       .option('--listen <addr>', 'HTTP listener for /exec and the VM proxy (127.0.0.1:7070)')
       .option('--ssh-listen <addr>', 'SSH listener, or "off" (127.0.0.1:7022)')
       .option('--reflection-listen <addr>', 'reflection listener for VMs (127.0.0.1:7071)')
+      .option(
+        '--smtp-listen <addr>',
+        'SMTP listener taking mail for VMs, or "off" (127.0.0.1:7025)',
+      )
       .option('--data <dir>', 'data folder (default $XDG_DATA_HOME/exectl)')
       .option('--ephemeral', 'use a fresh temporary data folder, deleted at exit')
       .option('--domain <name>', 'domain of namespaces and VM hosts (localhost)')

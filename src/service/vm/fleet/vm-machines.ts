@@ -17,6 +17,7 @@ import type { DetectedRuntime, ExecOptions, ExecResult, VmRef, VmSpec } from '..
 import type { InboundListener } from '../network/index.js';
 import { OpenSessions } from './open-sessions.js';
 import { runtimeSession } from './runtime-session.js';
+import { deliverIntoMaildir } from './mail-delivery.js';
 import { closing, pausedError } from './vm-refusals.js';
 import { vmClientKey } from '../../rules/client-address.js';
 
@@ -141,7 +142,7 @@ export async function startVmMachines({
   const refusalOf = (vm: VmRecord) =>
     vm.status === 'paused' ? pausedError(vm) : sessions.refusal(vm.id);
 
-  return {
+  const machines: RunningVmMachines = {
     runtime: detected,
     acceptFromVms: (name, listener) => void listeners.set(name, listener),
     async create(given, signal) {
@@ -250,5 +251,8 @@ export async function startVmMachines({
       await booting;
       await removeRunFolder(config.dataDir, runDir);
     },
+    deliverMail: (vm, message) =>
+      deliverIntoMaildir((options) => machines.session(vm, options), message),
   };
+  return machines;
 }
