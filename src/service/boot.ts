@@ -21,6 +21,7 @@ import { TokenAuthenticator } from './http/token-auth.js';
 import { createVmProxy } from './proxy/vm-proxy.js';
 import { createRouter } from './http/router.js';
 import { newLoopMarks } from './integrations/loop.js';
+import { createEmailGateway } from './mail/email-gateway.js';
 import { startSmtpListener } from './mail/smtp-listener.js';
 import { reflectionUrlOf, startReflectionListener } from './reflection/index.js';
 import { startSshFrontEnd } from './ssh/index.js';
@@ -138,6 +139,9 @@ export async function createService(
     closers.push(() => reflection.close());
     endpoints.reflection = reflection.url;
     machines.acceptFromVms('reflection', reflection);
+    const gateway = createEmailGateway({ store, log: config.log });
+    closers.push(() => gateway.close());
+    machines.acceptFromVms('gateway', gateway);
 
     const signIns = new SignIns(Date.now);
     const deps: ServiceDeps = { store, machines, config, endpoints, signIns, now: Date.now };

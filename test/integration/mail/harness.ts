@@ -18,7 +18,7 @@ export interface SmtpAnswer {
 
 export interface MailHarness {
   svc: TestService;
-  /** The SMTP listener's port. */
+  /** The SMTP listener's port (0 without one). */
   smtpPort: number;
   /** `/exec` as the owner: the status and body. */
   exec(line: string): Promise<{ status: number; text: string }>;
@@ -37,7 +37,7 @@ export async function startMailHarness(config: Partial<ServiceConfig> = {}): Pro
     smtpListen: { host: '127.0.0.1', port: 0 },
     ...config,
   });
-  const smtpPort = svc.service.endpoints.smtp!.port;
+  const smtpPort = svc.service.endpoints.smtp?.port ?? 0;
   const token = await svc.token(`{"exp":${FAR},"cmds":${JSON.stringify(CMDS)}}`);
   const exec = async (line: string) => {
     const res = await fetch(`${svc.url}/exec`, {

@@ -54,7 +54,12 @@ export async function startMachineInit(
   boot: MachineBoot,
 ): Promise<MachineInit> {
   // The network starts as soon as the namespaces exist, and is up alongside the init.
-  const network = new MachineNetwork(new SlirpLink(tools, boot.idBase), tools.nsenter, tools.perl);
+  const network = new MachineNetwork(
+    new SlirpLink(tools, boot.idBase),
+    tools.nsenter,
+    tools.perl,
+    tools.ip,
+  );
   const argv = launcherArgv(
     {
       image: join(boot.diskDir, IMAGE_NAME),

@@ -7,6 +7,7 @@ import { openSync } from 'node:fs';
 import type { Server, Socket } from 'node:net';
 import type { InboundListener, LauncherNetwork, NetworkBackendLink } from './backend.js';
 import { NetnsDoor } from './door.js';
+import { addGatewayAddress } from './link-local.js';
 
 /** One machine VM's network, from the launcher's start to the VM's end. */
 export class MachineNetwork {
@@ -19,6 +20,8 @@ export class MachineNetwork {
     private readonly backend: NetworkBackendLink,
     private readonly nsenter: string,
     private readonly perl: string,
+    /** iproute2's `ip`: puts the gateway's link-local address on the VM's loopback. */
+    private readonly ip: string,
   ) {
     this.launcher = backend.launcher;
   }
@@ -35,8 +38,11 @@ export class MachineNetwork {
   ): Promise<void> {
     // Held from now on: the holder is surely the VM's (the launcher's child, which sleeps until
     // bwrap reaps it), and the door never names a pid again that another process might take.
-    const door = new NetnsDoor(this.nsenter, this.perl, openSync(`/proc/${holderPid}/ns/net`, 'r'));
+    const netns = openSync(`/proc/${holderPid}/ns/net`, 'r');
+    const door = new NetnsDoor(this.nsenter, this.perl, netns);
     this.door = door;
+    // Before any listener is made: the gateway's listener binds that address.
+    await addGatewayAddress(this.nsenter, this.ip, netns);
     // The listeners are made at once, while the backend configures the network (an IPv4
     // loopback or wildcard address binds before the loopback is up), by the door helper's perl
     // prelude: the VM's first command need not wait for node to start, since a connection made
