@@ -92,6 +92,14 @@ export const command: CliCommand = {
       contextFor,
     );
     cmd
+      .command('mail')
+      .description('show the outbox: the mail VMs sent their owners (nothing is sent out)')
+      .option('--json', 'print JSON: {"messages":[{"to","from_vm","subject","body","sent_at"}]}')
+      .action(async (options: { json?: boolean }, self: Command) => {
+        const { ctx, data } = await nestedRun(self, contextFor);
+        return (await import('./mail.js')).runMail(ctx, options.json === true, data);
+      });
+    cmd
       .command('reset')
       .description('empty a data folder: accounts, keys, VMs and their disks, integrations')
       .option('-y, --yes', 'do not ask for confirmation on a terminal')
