@@ -59,6 +59,7 @@ export const COMMAND_CATALOG: readonly CatalogEntry[] = [
   { path: 'defaults read', mutates: false, view: settings.defaultsReadView },
   { path: 'defaults write', mutates: true, view: settings.defaultChangeView },
   { path: 'defaults delete', mutates: true, view: settings.defaultChangeView },
+  { path: 'share receive-email', mutates: true, view: sharing.receiveEmailView },
   { path: 'team', mutates: false, view: account.teamView },
   { path: 'team members', mutates: false, view: account.membersView },
   { path: 'team add', mutates: true, view: account.membersView },

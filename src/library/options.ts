@@ -11,6 +11,8 @@ export interface StartServerOptions {
   sshListen?: string;
   /** Reflection listener. Default `127.0.0.1:0`. */
   reflectionListen?: string;
+  /** SMTP listener taking mail for VMs (`serve --smtp-listen`), or `off`. Default `127.0.0.1:0`. */
+  smtpListen?: string;
   /** A data folder to use and keep (its parent must exist). Default: a temporary one, removed by `stop()`. */
   data?: string;
   /** Default `localhost` (`exe.dev` with `compat: 'exe.dev'`). */

@@ -35,6 +35,7 @@ export function serviceConfigFor(
     listen: address('listen', options.listen),
     sshListen: options.sshListen === 'off' ? null : address('sshListen', options.sshListen),
     reflectionListen: address('reflectionListen', options.reflectionListen),
+    smtpListen: options.smtpListen === 'off' ? null : address('smtpListen', options.smtpListen),
     dataDir,
     domain,
     vmDomain: options.vmDomain ?? dialect.vmDomain ?? domain,

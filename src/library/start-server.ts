@@ -45,6 +45,8 @@ export interface RunningServer {
   readonly url: string;
   /** The SSH listener's port, or null with `sshListen: 'off'`. */
   readonly sshPort: number | null;
+  /** The SMTP listener's port (mail for VMs, SPEC §4b), or null with `smtpListen: 'off'`. */
+  readonly smtpPort: number | null;
   readonly reflectionUrl: string;
   readonly dataDir: string;
   /** The owner account's email. */
@@ -101,6 +103,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       get sshPort() {
         return service.endpoints.ssh?.port ?? null;
       },
+      get smtpPort() {
+        return service.endpoints.smtp?.port ?? null;
+      },
       get reflectionUrl() {
         return service.endpoints.reflection;
       },
@@ -150,6 +155,7 @@ function boundAddresses(service: RunningService, config: ServiceConfig): Partial
     listen: { ...config.listen, port: port(service.endpoints.http) },
     reflectionListen: { ...config.reflectionListen, port: port(service.endpoints.reflection) },
     sshListen: service.endpoints.ssh,
+    smtpListen: service.endpoints.smtp ?? null,
   };
 }
 

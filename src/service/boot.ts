@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { ExectlError } from '../errors.js';
 import { startAdminSocket } from './admin/index.js';
 import { buildRegistry } from './commands/index.js';
-import { dialectsOf, type ServiceConfig } from './config.js';
+import { dialectsOf, vmDomainOf, type ServiceConfig } from './config.js';
 import type { ServiceDeps, ServiceEndpoints } from './deps.js';
 import { createDashboard, dashboardOrigin, RequestHistory, SignIns } from './dashboard/index.js';
 import { SIGN_IN_PATH } from './commands/browser.js';
@@ -21,6 +21,8 @@ import { TokenAuthenticator } from './http/token-auth.js';
 import { createVmProxy } from './proxy/vm-proxy.js';
 import { createRouter } from './http/router.js';
 import { newLoopMarks } from './integrations/loop.js';
+import { createEmailGateway } from './mail/email-gateway.js';
+import { startSmtpListener } from './mail/smtp-listener.js';
 import { reflectionUrlOf, startReflectionListener } from './reflection/index.js';
 import { startSshFrontEnd, VmAddressListeners, withVmAddresses } from './ssh/index.js';
 import { DATABASE_FILE, lockDataFolder, openStore, type Store } from './store/index.js';
@@ -150,6 +152,9 @@ export async function createService(
     closers.push(() => reflection.close());
     endpoints.reflection = reflection.url;
     machines.acceptFromVms('reflection', reflection);
+    const gateway = createEmailGateway({ store, log: config.log });
+    closers.push(() => gateway.close());
+    machines.acceptFromVms('gateway', gateway);
 
     const signIns = new SignIns(Date.now);
     const deps: ServiceDeps = {
@@ -224,6 +229,13 @@ export async function createService(
       closers.push(() => ssh.close());
       endpoints.ssh = ssh.address;
       sshHostKeyFingerprint = ssh.hostKeyFingerprint;
+    }
+
+    if (config.smtpListen != null) {
+      const smtpDeps = { store, machines, vmDomain: vmDomainOf(config), log: config.log };
+      const smtp = await startSmtpListener(smtpDeps, config.smtpListen);
+      closers.push(() => smtp.close());
+      endpoints.smtp = smtp.address;
     }
 
     // Last: `exectl serve accounts` finds the server only once it answers on every listener.

@@ -35,6 +35,8 @@ export interface ServiceConfig {
   /** null when `--ssh-listen off`. */
   sshListen: ListenAddress | null;
   reflectionListen: ListenAddress;
+  /** `--smtp-listen`: mail for VMs (SPEC §4b); absent or null (`off`): no SMTP listener. */
+  smtpListen?: ListenAddress | null;
   /** Holds exectl.db, the SSH host key and the VM disks. Must exist. */
   dataDir: string;
   domain: string;
@@ -93,6 +95,7 @@ export const DEFAULTS = {
   listen: '127.0.0.1:7070',
   sshListen: '127.0.0.1:7022',
   reflectionListen: '127.0.0.1:7071',
+  smtpListen: '127.0.0.1:7025',
   domain: 'localhost',
   rateLimit: '60/60s',
   commandDeadlineMs: 30_000,

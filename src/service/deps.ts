@@ -11,6 +11,8 @@ export interface ServiceEndpoints {
   ssh: { host: string; port: number } | null;
   /** Base URL of the reflection listener, e.g. `http://127.0.0.1:7071`. */
   reflection: string;
+  /** The SMTP listener (SPEC §4b); absent or null when there is none. */
+  smtp?: { host: string; port: number } | null;
 }
 
 /** The VMs' own SSH addresses (SPEC §6a "Host names route SSH"), as the SSH listener serves them. */
@@ -44,5 +46,6 @@ export function servicePorts(endpoints: ServiceEndpoints): Set<number> {
     if (url !== '') ports.add(Number(new URL(url).port || (url.startsWith('https:') ? 443 : 80)));
   }
   if (endpoints.ssh !== null) ports.add(endpoints.ssh.port);
+  if (endpoints.smtp != null) ports.add(endpoints.smtp.port);
   return ports;
 }

@@ -40,12 +40,14 @@ export {
   answerError,
   checkAccountEmail,
   listAccountSummaries,
+  listOutboxSummaries,
   MAX_ADMIN_REQUEST_BYTES,
   removeAccountByEmail,
   type AccountSummary,
   type AddedAccount,
   type AdminAnswer,
   type AdminRequest,
+  type OutboxSummary,
   type RemovedAccountSummary,
 } from './admin/index.js';
 export { releaseVmIdRanges } from './vm/index.js';

@@ -44,6 +44,11 @@ export const teamAccessView = view<{ vm_name: string; team_access: string }>(
   (data) => `team ssh access to ${data.vm_name}: ${data.team_access}\n`,
 );
 
+/** `share receive-email`: whether the VM takes mail now. */
+export const receiveEmailView = view<{ vm_name: string; receive_email: boolean }>(
+  (data) => `${data.vm_name} ${data.receive_email ? 'receives' : 'does not receive'} email\n`,
+);
+
 interface IntegrationView {
   name: string;
   type: string;

@@ -54,6 +54,8 @@ export async function exectl(args: readonly string[], opts: CliOptions): Promise
     HOME: opts.home,
     XDG_CONFIG_HOME: join(opts.home, '.config'),
     NO_COLOR: '1',
+    // The suite runs many servers at once: none takes the default SMTP port unless a test says so.
+    EXECTL_SMTP_LISTEN: 'off',
     ...opts.env,
   };
   const [program, argv] = wrapped([process.execPath, BIN, ...args], opts.wrap);

@@ -138,7 +138,8 @@ test('the socket is 0600 in a 0700 folder, removed at stop; strict about what it
   assert.equal((stat.mode & 0o777).toString(8), '600');
   assert.equal((statSync(join(data, 'admin')).mode & 0o777).toString(8), '700');
 
-  const hint = 'send one JSON object: {"op":"list"}, {"op":"add",…} or {"op":"remove",…}';
+  const hint =
+    'send one JSON object: {"op":"list"}, {"op":"add",…}, {"op":"remove",…} or {"op":"mail"}';
   const refusal = (message: string, hintText = hint) =>
     `${JSON.stringify({ error: { code: 'usage', message, hint: hintText } })}\n`;
   assert.equal(await rawRequest(socket, 'list'), refusal('bad admin request: not JSON'));

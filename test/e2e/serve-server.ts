@@ -57,6 +57,8 @@ export function userEnv(home: string, extra: Record<string, string> = {}): Recor
     XDG_DATA_HOME: join(home, '.local', 'share'),
     GIT_CONFIG_NOSYSTEM: '1',
     NO_COLOR: '1',
+    // The suite runs many servers at once: none takes the default SMTP port unless a test says so.
+    EXECTL_SMTP_LISTEN: 'off',
     ...extra,
   };
 }

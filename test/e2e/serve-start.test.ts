@@ -59,6 +59,8 @@ test('the banner: actual addresses, runtime warning, owner, key, first command',
       `  HTTP        ${server.url}  (/exec, the VM proxy and the dashboard)`,
       '  SSH         off',
       `  Reflection  ${reflection}`,
+      // The suite's servers run with EXECTL_SMTP_LISTEN=off (serve-server.ts).
+      '  SMTP        off',
       `  Data        ${server.dataDir}  (ephemeral: deleted when the server stops)`,
       '  Runtime     process',
       '  Rate limit  60 requests per 60s for each key  (the default)',

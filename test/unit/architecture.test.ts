@@ -425,11 +425,14 @@ test('only cli/main.ts decides the exit code', () => {
 
 /**
  * The admin socket is a transport (SPEC §7): its files parse, run and answer, and only
- * accounts-admin.ts, which the offline `serve accounts` runs too, works on the store.
+ * accounts-admin.ts and mail-admin.ts, which the offline `serve accounts` and `serve mail` run
+ * too, work on the store.
  */
 function adminTransportViolations(sources: readonly SourceFile[]): string[] {
   return sources
-    .filter((f) => f.rel.startsWith('service/admin/') && !f.rel.endsWith('/accounts-admin.ts'))
+    .filter(
+      (f) => f.rel.startsWith('service/admin/') && !/\/(accounts|mail)-admin\.ts$/.test(f.rel),
+    )
     .filter((f) => /\bstore\.\w+\(|\bensureAccount\(/.test(f.text))
     .map((f) => `${f.rel} works on the store: that belongs in service/admin/accounts-admin.ts`);
 }

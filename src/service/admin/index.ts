@@ -9,6 +9,7 @@ export {
   type AddedAccount,
   type RemovedAccountSummary,
 } from './accounts-admin.js';
+export { listOutboxSummaries, type OutboxSummary } from './mail-admin.js';
 export {
   adminSocketPath,
   answerError,

@@ -19,7 +19,10 @@ export const MAX_ADMIN_REQUEST_BYTES = 64 * 1024;
 
 /** What a client may ask. */
 export type AdminRequest =
-  { op: 'add'; email: string; keys: string[] } | { op: 'list' } | { op: 'remove'; email: string };
+  | { op: 'add'; email: string; keys: string[] }
+  | { op: 'list' }
+  | { op: 'remove'; email: string }
+  | { op: 'mail' };
 
 /** The one answer: the operation's result, or the error as the CLI shows it. */
 export type AdminAnswer =
@@ -63,6 +66,9 @@ export function parseAdminRequest(text: string): AdminRequest {
     case 'list':
       expect(['op']);
       return { op: 'list' };
+    case 'mail':
+      expect(['op']);
+      return { op: 'mail' };
     case 'remove':
       expect(['op', 'email']);
       return { op: 'remove', email: stringField('email') };
@@ -75,7 +81,7 @@ export function parseAdminRequest(text: string): AdminRequest {
       return { op: 'add', email: stringField('email'), keys };
     }
     default:
-      throw badRequest('op must be "add", "list" or "remove"');
+      throw badRequest('op must be "add", "list", "remove" or "mail"');
   }
 }
 
@@ -106,6 +112,6 @@ export function answerError(error: unknown): ExectlError {
 
 function badRequest(what: string): ExectlError {
   return new ExectlError('usage', `bad admin request: ${what}`, {
-    hint: 'send one JSON object: {"op":"list"}, {"op":"add",…} or {"op":"remove",…}',
+    hint: 'send one JSON object: {"op":"list"}, {"op":"add",…}, {"op":"remove",…} or {"op":"mail"}',
   });
 }

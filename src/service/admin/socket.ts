@@ -132,7 +132,7 @@ function serve(socket: Socket, store: Store, log: LogSink): void {
   socket.on('end', () =>
     respond((entry) => {
       const request = parseAdminRequest(Buffer.concat(chunks).toString('utf8'));
-      entry.path = `accounts ${request.op}`;
+      entry.path = request.op === 'mail' ? 'mail' : `accounts ${request.op}`;
       return runAdminRequest(store, request);
     }),
   );

@@ -25,6 +25,7 @@ import { shareAddCommand, shareRemoveCommand } from './share/users.js';
 import { sharePortCommand } from './share/port.js';
 import { shareAccessCommand } from './share/access.js';
 import { shareAddLinkCommand, shareRemoveLinkCommand } from './share/links.js';
+import { shareReceiveEmailCommand } from './share/receive-email.js';
 import { shareSetPrivateCommand, shareSetPublicCommand } from './share/visibility.js';
 import { shareShowCommand } from './share/show.js';
 import { sshCommand } from './ssh.js';
@@ -80,6 +81,7 @@ const DEFINITIONS: readonly CommandDefinition<ServiceDeps>[] = [
   defaultsReadCommand,
   defaultsWriteCommand,
   defaultsDeleteCommand,
+  shareReceiveEmailCommand,
   teamCommand,
   teamMembersCommand,
   teamAddCommand,

@@ -71,6 +71,7 @@ const SCOPED_KEY_RULES: Readonly<Record<string, ScopedKeyRule>> = {
   'defaults read': ACCOUNT_DEFAULTS,
   'defaults write': ACCOUNT_DEFAULTS,
   'defaults delete': ACCOUNT_DEFAULTS,
+  'share receive-email': 'narrowed',
   team: 'narrowed',
   'team members': 'narrowed',
   'team add': TEAM,

@@ -26,5 +26,11 @@ export {
 } from './integrations.js';
 export type { DefaultRecord, DefaultsStore } from './defaults.js';
 export type { DomainRecord, DomainStore } from './domains.js';
+export {
+  OUTBOX_PER_ACCOUNT,
+  type MailStore,
+  type NewOutboxMessage,
+  type OutboxMessage,
+} from './mail.js';
 export type { Svc1Record, Svc1Request, Svc1Store } from './svc1.js';
 export { emptyDataFolder, type ResetSummary } from './empty-data-folder.js';

@@ -6,8 +6,8 @@ export interface Migration {
 }
 
 /**
- * The schema, as an append-only list numbered 1, 2, 3, ... Never edit a step that has shipped:
- * add the next one. Conventions: every table is STRICT; times are RFC 3339 UTC text; a row
+ * The schema, as an append-only list in ascending version order (a gap is allowed: versions
+ * are handed out to work in progress). Never edit a step that has shipped: add the next one. Conventions: every table is STRICT; times are RFC 3339 UTC text; a row
  * owned by an account disappears with it through `ON DELETE CASCADE`; emails compare
  * case-insensitively (`COLLATE NOCASE`, ASCII folding).
  */
@@ -203,6 +203,30 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (team_id, account_id)
       );
       CREATE INDEX team_invitations_by_account ON team_invitations(account_id);
+    `,
+  },
+  {
+    version: 8,
+    description: 'email: VMs that receive mail, and the outbox of mail VMs send (SPEC §4b)',
+    sql: `
+      -- A row: the VM accepts mail for *@<vm>.<vm-domain>. Gone with the VM.
+      CREATE TABLE vm_receive_email (
+        vm_id INTEGER PRIMARY KEY REFERENCES vms(id) ON DELETE CASCADE,
+        enabled_at TEXT NOT NULL
+      ) STRICT;
+
+      -- What a VM sent its owner through the email gateway: the emulator sends nothing out.
+      -- vm_name as it was then: the VM may be renamed or gone since.
+      CREATE TABLE outbox (
+        id INTEGER PRIMARY KEY,
+        account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        vm_name TEXT NOT NULL,
+        recipient TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        body TEXT NOT NULL,
+        sent_at TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX outbox_by_account ON outbox(account_id, id);
     `,
   },
 ];

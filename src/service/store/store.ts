@@ -7,6 +7,7 @@ import { domainStore, type DomainStore } from './domains.js';
 import { integrationStore, type IntegrationStore } from './integrations.js';
 import { KeyUseBuffer } from './key-usage.js';
 import { keyStore, type KeyStore } from './keys.js';
+import { mailStore, type MailStore } from './mail.js';
 import { migrate } from './migrate.js';
 import { openError } from './open-errors.js';
 import { ReadCache } from './read-cache.js';
@@ -36,7 +37,8 @@ export interface Store
     DefaultsStore,
     DomainStore,
     ShareLinkStore,
-    TeamAccessStore {
+    TeamAccessStore,
+    MailStore {
   /** The database file. */
   readonly path: string;
   /**
@@ -98,6 +100,7 @@ export function openStore(path: string, options: StoreOptions = {}): Store {
     ...domainStore(ctx),
     ...shareLinkStore(ctx),
     ...teamAccessStore(ctx),
+    ...mailStore(ctx),
     dataGeneration: () => ctx.reads.generation(),
     close() {
       if (!db.open) return;

@@ -173,6 +173,13 @@ export interface VmMachines {
    * rejects with the connection's error (`ECONNREFUSED` when nothing listens there).
    */
   connect(vm: VmRecord, port: number): Promise<Socket>;
+  /**
+   * Delivers one mail message (its `Delivered-To` line first) into the VM's `~/Maildir/new/`
+   * (SPEC §4b) by a process inside the VM, as its root, never by a host process writing the
+   * VM's files. Resolves with how many files wait in `new/` then; rejects when the VM cannot
+   * take it now (paused, no shell in its image, a full disk, 30 s passed).
+   */
+  deliverMail(vm: VmRecord, message: Buffer): Promise<number>;
 }
 
 /**

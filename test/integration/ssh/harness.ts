@@ -96,6 +96,7 @@ const noMachines: VmMachines & Closable = {
   resize: () => Promise.reject(new Error('this test started no VM runtime')),
   pause: () => Promise.reject(new Error('this test started no VM runtime')),
   connect: () => Promise.reject(new Error('this test started no VM runtime')),
+  deliverMail: () => Promise.reject(new Error('this test started no VM runtime')),
   shutdown: () => Promise.resolve(),
 };
 

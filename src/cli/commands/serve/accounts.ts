@@ -107,7 +107,7 @@ interface Results {
  * socket, else of `offline` on the folder's store, holding the folder's lock (which still
  * refuses when a server runs but does not answer, e.g. while it starts).
  */
-async function onFolder<R extends AdminRequest>(
+async function onFolder<R extends Exclude<AdminRequest, { op: 'mail' }>>(
   dataDir: string,
   request: R,
   offline: (store: Store) => Results[R['op']],

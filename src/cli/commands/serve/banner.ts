@@ -13,6 +13,8 @@ export interface BannerFacts {
   /** Each VM has an SSH address of its own (a root server); else `vm+<name>@host` only. */
   vmSshAddresses: boolean;
   reflection: string;
+  /** The SMTP listener taking mail for VMs, or null when it is off. */
+  smtp: { host: string; port: number } | null;
   dataDir: string;
   /** The data folder is the default one, so commands about it need no `--data`. */
   dataIsDefault: boolean;
@@ -67,6 +69,12 @@ export function renderBanner(facts: BannerFacts, style: Style): string {
     ],
     ...vmSshRows(facts, style),
     ['Reflection', facts.reflection],
+    [
+      'SMTP',
+      facts.smtp === null
+        ? style.label('off')
+        : `${facts.smtp.host}:${facts.smtp.port}  ${style.label(`(mail for *@<vm>.${facts.vmDomain})`)}`,
+    ],
     [
       'Data',
       facts.ephemeral

@@ -20,6 +20,7 @@ export async function runImport(ctx: CliContext, flags: ServeFlags, file: string
     listen: ANY_LOOPBACK_PORT,
     reflectionListen: ANY_LOOPBACK_PORT,
     sshListen: null,
+    smtpListen: null,
     logLevel: 'warn' as const,
   };
   let changes: string[] = [];

@@ -43,6 +43,10 @@ export const command: CliCommand = {
       .option('--listen <addr>', 'HTTP listener for /exec and the VM proxy (127.0.0.1:7070)')
       .option('--ssh-listen <addr>', 'SSH listener, or "off" (127.0.0.1:7022)')
       .option('--reflection-listen <addr>', 'reflection listener for VMs (127.0.0.1:7071)')
+      .option(
+        '--smtp-listen <addr>',
+        'SMTP listener taking mail for VMs, or "off" (127.0.0.1:7025)',
+      )
       .option('--data <dir>', 'data folder (default $XDG_DATA_HOME/exectl)')
       .option('--ephemeral', 'use a fresh temporary data folder, deleted at exit')
       .option('--domain <name>', 'domain of namespaces and VM hosts (localhost)')
@@ -88,6 +92,14 @@ export const command: CliCommand = {
       cmd.command('accounts').description('manage the accounts of a data folder'),
       contextFor,
     );
+    cmd
+      .command('mail')
+      .description('show the outbox: the mail VMs sent their owners (nothing is sent out)')
+      .option('--json', 'print JSON: {"messages":[{"to","from_vm","subject","body","sent_at"}]}')
+      .action(async (options: { json?: boolean }, self: Command) => {
+        const { ctx, data } = await nestedRun(self, contextFor);
+        return (await import('./mail.js')).runMail(ctx, options.json === true, data);
+      });
     cmd
       .command('reset')
       .description('empty a data folder: accounts, keys, VMs and their disks, integrations')

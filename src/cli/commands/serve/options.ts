@@ -25,6 +25,7 @@ export interface ServeFlags {
   listen?: string;
   sshListen?: string;
   reflectionListen?: string;
+  smtpListen?: string;
   data?: string;
   ephemeral?: boolean;
   domain?: string;
@@ -53,6 +54,8 @@ export interface ServeSettings {
   listen: ListenAddress;
   sshListen: ListenAddress | null;
   reflectionListen: ListenAddress;
+  /** `--smtp-listen`: mail for VMs (SPEC §4b); null with `off`. */
+  smtpListen: ListenAddress | null;
   data: DataFolder;
   domain: string;
   /** `--vm-domain`: VM tokens and proxy hosts; the compat mode's default, else `domain`. */
@@ -106,6 +109,7 @@ export function resolveServeSettings(flags: ServeFlags, env: Env): ServeSettings
   }
 
   const sshListen = pick('ssh-listen', flags.sshListen) ?? from(DEFAULTS.sshListen);
+  const smtpListen = pick('smtp-listen', flags.smtpListen) ?? from(DEFAULTS.smtpListen);
   const rateSource = pick('rate-limit', flags.rateLimit) ?? from(DEFAULTS.rateLimit);
   const rate = rateLimit(rateSource);
   const compatSource = pick('compat', flags.compat);
@@ -118,6 +122,7 @@ export function resolveServeSettings(flags: ServeFlags, env: Env): ServeSettings
     reflectionListen: listenAddress(
       pick('reflection-listen', flags.reflectionListen) ?? from(DEFAULTS.reflectionListen),
     ),
+    smtpListen: smtpListen.value === 'off' ? null : listenAddress(smtpListen),
     data: dataFolder(flags, env),
     domain: ownDomain,
     vmDomain:

@@ -14,13 +14,17 @@ import { DiskWatchdog } from '../disk/index.js';
 import { SetupJobs } from './setup-jobs.js';
 import { bootRunningVms, failInterruptedCreations } from './boot-at-start.js';
 import type { DetectedRuntime, ExecOptions, ExecResult, VmRef, VmSpec } from '../runtime.js';
-import type { InboundListener } from '../network/index.js';
+import { GATEWAY_ADDRESS, type InboundListener } from '../network/index.js';
 import { OpenSessions } from './open-sessions.js';
 import { runtimeSession } from './runtime-session.js';
+import { deliverIntoMaildir } from './mail-delivery.js';
 import { closing, pausedError } from './vm-refusals.js';
 
-/** The server listeners that machine VMs see inside at their host addresses. */
-type InboundName = 'http' | 'reflection';
+/**
+ * The server listeners that machine VMs see inside: at their host addresses, and the email
+ * gateway at its link-local one (network/link-local.ts).
+ */
+type InboundName = 'http' | 'reflection' | 'gateway';
 
 /** The VM machinery of a running service. */
 export interface RunningVmMachines extends VmMachines {
@@ -75,19 +79,12 @@ export async function startVmMachines({
   const idOfDisk = new Map<string, number>();
   const inbound = (vm: VmRef): InboundListener[] =>
     [...listeners].flatMap(([name, listener]) => {
-      const url = endpoints[name];
-      if (url === '') return [];
-      const { hostname, port } = new URL(url);
+      const at = name === 'gateway' ? GATEWAY_ADDRESS : hostAddress(endpoints[name]);
+      if (at === undefined) return [];
       // Asked at each boot: a VM keeps its owner for as long as it runs.
       const vmId = idOfDisk.get(resolve(vm.diskDir)) ?? -1;
       const origin = { vmId, accountId: store.getVm(vmId)?.accountId ?? -1 };
-      return [
-        {
-          host: hostname.replace(/^\[|\]$/g, ''),
-          port: Number(port),
-          accept: (socket) => listener.accept(socket, origin),
-        },
-      ];
+      return [{ ...at, accept: (socket) => listener.accept(socket, origin) }];
     });
   const detected = await detectRuntime(config.runtime, { runDir, inbound });
   const runtime = createRuntime(detected.kind, detected.mode);
@@ -142,7 +139,7 @@ export async function startVmMachines({
   const refusalOf = (vm: VmRecord) =>
     vm.status === 'paused' ? pausedError(vm) : sessions.refusal(vm.id);
 
-  return {
+  const machines: RunningVmMachines = {
     runtime: detected,
     acceptFromVms: (name, listener) => void listeners.set(name, listener),
     async create(given, signal) {
@@ -251,5 +248,15 @@ export async function startVmMachines({
       await booting;
       await removeRunFolder(config.dataDir, runDir);
     },
+    deliverMail: (vm, message) =>
+      deliverIntoMaildir((options) => machines.session(vm, options), message),
   };
+  return machines;
+}
+
+/** Where a listener of the server listens on the host, from its base URL ('' while it does not). */
+function hostAddress(url: string): { host: string; port: number } | undefined {
+  if (url === '') return undefined;
+  const { hostname, port } = new URL(url);
+  return { host: hostname.replace(/^\[|\]$/g, ''), port: Number(port) };
 }

@@ -61,6 +61,7 @@ export async function startMachineInit(
     new SlirpLink(tools, boot.idBase),
     tools.nsenter,
     tools.perl,
+    tools.ip,
     procsFiles.length === 0 ? [] : joinCgroupsFirst(procsFiles),
   );
   const argv = launcherArgv(

@@ -12,6 +12,8 @@ export interface MachineTools extends BwrapTools, SlirpTools, DiskTools {
   cp: string;
   /** Holds a running VM's file system still while `cp` copies its image (util-linux). */
   fsfreeze: string;
+  /** Puts the email gateway's link-local address inside each VM (iproute2). */
+  ip: string;
 }
 
 /** What machine VMs share on this host. */
@@ -45,6 +47,7 @@ const MACHINE_TOOLS = {
   perl: 'perl',
   cp: 'cp',
   fsfreeze: 'fsfreeze',
+  ip: 'ip',
 } as const;
 
 /** The tools of machine VMs, or the name of the first one missing (and its Debian package). */

@@ -6,3 +6,4 @@ export { connectLoopback } from './loopback.js';
 export { MachineNetwork } from './machine-network.js';
 export { SlirpLink, type SlirpTools } from './slirp4netns.js';
 export { loadNetworkWall, WALL_TABLE } from './host-wall.js';
+export { GATEWAY_ADDRESS } from './link-local.js';

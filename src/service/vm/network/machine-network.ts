@@ -7,6 +7,7 @@ import { openSync } from 'node:fs';
 import type { Server, Socket } from 'node:net';
 import type { InboundListener, LauncherNetwork, NetworkBackendLink } from './backend.js';
 import { NetnsDoor } from './door.js';
+import { addGatewayAddress } from './link-local.js';
 
 /** One machine VM's network, from the launcher's start to the VM's end. */
 export class MachineNetwork {
@@ -19,6 +20,8 @@ export class MachineNetwork {
     private readonly backend: NetworkBackendLink,
     private readonly nsenter: string,
     private readonly perl: string,
+    /** iproute2's `ip`: puts the gateway's link-local address on the VM's loopback. */
+    private readonly ip: string,
     /** The words that start the door's helper in the VM's cgroups (door.ts `startIn`). */
     private readonly startIn: readonly string[] = [],
   ) {
@@ -40,6 +43,8 @@ export class MachineNetwork {
     const netns = openSync(`/proc/${holderPid}/ns/net`, 'r');
     const door = new NetnsDoor(this.nsenter, this.perl, netns, { startIn: this.startIn });
     this.door = door;
+    // Before any listener is made: the gateway's listener binds that address.
+    await addGatewayAddress(this.nsenter, this.ip, netns);
     // The listeners are made at once, while the backend configures the network (an IPv4
     // loopback or wildcard address binds before the loopback is up), by the door helper's perl
     // prelude: the VM's first command need not wait for node to start, since a connection made

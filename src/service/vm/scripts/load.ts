@@ -17,6 +17,7 @@ export type ScriptName =
   | 'launch-machine.sh'
   | 'login-shell.sh'
   | 'machine-root.pl'
+  | 'maildir-deliver.sh'
   | 'network-wall.nft'
   | 'netns-door.cjs'
   | 'netns-listen.pl'

@@ -65,6 +65,7 @@ const ALL_PATHS = [
   'defaults read',
   'defaults write',
   'defaults delete',
+  'share receive-email',
   'team',
   'team members',
   'team add',

@@ -91,6 +91,7 @@ const EVERY_COMMAND: [path: string, line: string, outcome: 'runs' | ReturnType<t
       'defaults delete dev.exe new.setup-script',
       refused("use the account's defaults"),
     ],
+    ['share receive-email', 'share receive-email build on', 'runs'],
     ['team', 'team', 'runs'],
     ['team members', 'team members', 'runs'],
     ['team add', 'team add bob@example.com', refused('change the team')],

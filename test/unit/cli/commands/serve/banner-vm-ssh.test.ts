@@ -11,6 +11,7 @@ const FACTS: BannerFacts = {
   sshHostKey: 'SHA256:abc',
   vmSshAddresses: true,
   reflection: 'http://127.0.0.1:7071',
+  smtp: null,
   dataDir: '/data',
   dataIsDefault: true,
   ephemeral: false,
