@@ -58,4 +58,8 @@ export interface StartServerOptions {
   maxVmCpus?: string;
   /** Largest VM disk (`50G`). Default: the size of the data folder's file system. */
   maxVmDisk?: string;
+  /** As `serve --registry-mirror`: Docker Hub images are pulled from this mirror. */
+  registryMirror?: string;
+  /** As `serve --insecure-registry`: registries pulled from without TLS verification. */
+  insecureRegistries?: string[];
 }

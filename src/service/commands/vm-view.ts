@@ -60,6 +60,7 @@ export function vmSummary(deps: ServiceDeps, vm: VmRecord): VmSummary {
     tags: vm.tags,
     default_port: vm.defaultPort,
     https_url: httpsUrl(deps, vm.name),
+    image: vm.image?.reference ?? null,
     ...sshAddress(deps, vm.name),
   };
 }
@@ -73,6 +74,7 @@ export function vmListing(deps: ServiceDeps, vm: VmRecord): VmListing {
     comment: vm.comment,
     default_port: vm.defaultPort,
     https_url: httpsUrl(deps, vm.name),
+    image: vm.image?.reference ?? null,
     ...sshAddress(deps, vm.name),
     created_at: vm.createdAt,
   };

@@ -6,7 +6,7 @@ export { StoreConflictError, type StoreConflictKind } from './conflicts.js';
 export type { Account, AccountStore, RemovedAccount } from './accounts.js';
 export type { KeyStore, NewSshKey, SshKeyRecord } from './keys.js';
 export type { AccountTeam, TeamMember, TeamRecord, TeamRole, TeamStore } from './teams.js';
-export type { NewVm, Visibility, VmRecord, VmSetup, VmStatus, VmStore } from './vms.js';
+export type { NewVm, Visibility, VmImage, VmRecord, VmSetup, VmStatus, VmStore } from './vms.js';
 export { DEFAULT_VM_LIMITS, type VmLimitsRecord } from './vm-records.js';
 export type { ShareRecord, ShareStore } from './shares.js';
 export {

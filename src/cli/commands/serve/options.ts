@@ -15,6 +15,7 @@ import {
   MIN_MEMORY,
   parseCpus,
   parseSize,
+  registrySettingsError,
 } from '../../../service/index.js';
 import { ALL_DIALECTS, COMPAT_NAMES, EXECTL_DIALECT, type Dialect } from '../../../dialects.js';
 import { homeDir } from '../../settings.js';
@@ -42,6 +43,8 @@ export interface ServeFlags {
   maxVmMemory?: string;
   maxVmCpus?: string;
   maxVmDisk?: string;
+  registryMirror?: string;
+  insecureRegistry?: string[];
 }
 
 /** Where the data lives: a folder kept across runs, or a temporary one removed at exit. */
@@ -71,6 +74,8 @@ export interface ServeSettings {
   allowPrivateTargets: boolean;
   /** The ceilings given; each one absent is the host's size (the service finds it). */
   vmCeilings: Partial<VmCeilings>;
+  /** `--registry-mirror` and `--insecure-registry` (new --image pulls). */
+  registries: { mirror?: string; insecure: string[] };
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -136,7 +141,33 @@ export function resolveServeSettings(flags: ServeFlags, env: Env): ServeSettings
       pick('max-vm-cpus', flags.maxVmCpus),
       pick('max-vm-disk', flags.maxVmDisk),
     ),
+    registries: registries(pick('registry-mirror', flags.registryMirror), flags, env),
   };
+}
+
+/**
+ * `--registry-mirror` (or EXECTL_REGISTRY_MIRROR) and every `--insecure-registry` (or the
+ * space- or comma-separated EXECTL_INSECURE_REGISTRY when the flag is not given).
+ */
+function registries(
+  mirror: Sourced<string> | undefined,
+  flags: Pick<ServeFlags, 'insecureRegistry'>,
+  env: Env,
+): ServeSettings['registries'] {
+  const fromEnv = (env.EXECTL_INSECURE_REGISTRY ?? '').split(/[\s,]+/).filter((h) => h !== '');
+  const insecure = flags.insecureRegistry ?? fromEnv;
+  const names = {
+    mirror: mirror?.from ?? '--registry-mirror',
+    insecure:
+      flags.insecureRegistry === undefined ? 'EXECTL_INSECURE_REGISTRY' : '--insecure-registry',
+  };
+  const error = registrySettingsError({ mirror: mirror?.value, insecure }, names);
+  if (error !== null) {
+    throw usage(error, {
+      hint: 'e.g. --registry-mirror http://127.0.0.1:5000 --insecure-registry 127.0.0.1:5000',
+    });
+  }
+  return mirror === undefined ? { insecure } : { mirror: mirror.value, insecure };
 }
 
 /**

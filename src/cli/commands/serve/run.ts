@@ -159,6 +159,7 @@ export function serviceConfig(
     commandDeadlineMs: DEFAULTS.commandDeadlineMs,
     allowPrivateTargets: settings.allowPrivateTargets,
     vmCeilings: settings.vmCeilings,
+    registries: settings.registries,
   };
 }
 
