@@ -62,4 +62,8 @@ export interface StartServerOptions {
   maxVmDisk?: string;
   /** As `serve --max-vms-per-account`: the most VMs one account may own. Default 32. */
   maxVmsPerAccount?: number;
+  /** As `serve --registry-mirror`: Docker Hub images are pulled from this mirror. */
+  registryMirror?: string;
+  /** As `serve --insecure-registry`: registries pulled from without TLS verification. */
+  insecureRegistries?: string[];
 }

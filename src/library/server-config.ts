@@ -10,6 +10,7 @@ import {
   parseListenAddress,
   parseRateLimit,
   parseSize,
+  registrySettingsError,
   type FaultTable,
   type ListenAddress,
   type ServiceConfig,
@@ -51,8 +52,19 @@ export function serviceConfigFor(
     allowPrivateTargets: options.allowPrivateTargets === true,
     vmCeilings: ceilingsOf(options),
     maxVmsPerAccount: vmCount(options.maxVmsPerAccount),
+    registries: registriesOf(options),
     faults,
   };
+}
+
+function registriesOf(options: StartServerOptions): ServiceConfig['registries'] {
+  const settings = { mirror: options.registryMirror, insecure: options.insecureRegistries ?? [] };
+  const error = registrySettingsError(settings, {
+    mirror: 'registryMirror',
+    insecure: 'insecureRegistries',
+  });
+  if (error !== null) throw invalid('registries', error);
+  return settings.mirror === undefined ? { insecure: settings.insecure } : settings;
 }
 
 function ceilingsOf(options: StartServerOptions): Partial<VmCeilings> {

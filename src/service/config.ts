@@ -89,6 +89,11 @@ export interface ServiceConfig {
    * `defaultConnectionLimits` of the process's descriptor limit. Tests set small ones.
    */
   connections?: ConnectionLimits;
+  /**
+   * Where `new --image` pulls from (SPEC §4a): `--registry-mirror` stands in for Docker Hub,
+   * `--insecure-registry` registries are spoken to without TLS verification.
+   */
+  registries?: { mirror?: string; insecure?: readonly string[] };
 }
 
 export const DEFAULTS = {

@@ -12,6 +12,7 @@ export {
 } from './config.js';
 export { parseRateLimit, type RateLimit } from './rules/rate-limit.js';
 export { parseRegistrableKey } from './rules/registrable-key.js';
+export { registrySettingsError } from './rules/registry-settings.js';
 export { FaultTable, type FaultSpec } from './dispatch/faults.js';
 export { openSshPrivateKey } from './ssh/host-key.js';
 export type { VmCeilings } from './rules/ceilings.js';

@@ -11,6 +11,8 @@ export interface VmSummary {
   tags: string[];
   default_port: number;
   https_url: string;
+  /** The image it boots, as given to `new --image` (SPEC §4a); null: the default system. */
+  image: string | null;
   /** `vm+<name>@<host>` (SPEC §6a); these four are null with the SSH listener off. */
   ssh_dest: string | null;
   ssh_host: string | null;
@@ -95,6 +97,9 @@ export const commentView = view<{ vm_name: string; comment: string }>((data) =>
 export interface VmStateData {
   vm_name: string;
   status: string;
+  /** The image it boots (SPEC §4a), and the manifest digest it was pulled by. */
+  image: string | null;
+  image_digest: string | null;
   created_at: string;
   booted_at: string | null;
   limits: {

@@ -42,6 +42,8 @@ export const cpCommand: ServiceCommand = {
       defaultPort: from.defaultPort,
       env: from.env,
       limits: from.limits,
+      // The same image below its copied disk (SPEC §4a: cp keeps the image).
+      image: from.image,
     });
     try {
       await machines.copy(from, to);

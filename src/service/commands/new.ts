@@ -7,6 +7,7 @@ import { findIntegration } from './integrations/view.js';
 import { refuseIfTagScoped } from './shared/vm-access.js';
 import type { Principal } from '../dispatch/types.js';
 import { EXE_DEFAULTS_DOMAIN, SETUP_SCRIPT_KEY } from '../rules/defaults.js';
+import { IMAGE_FLAGS, imageFlags } from './new-image.js';
 
 /**
  * `new [--name N] [--tag T]... [--comment C] [--integration I]... [--env K=V]...
@@ -21,7 +22,7 @@ export const newCommand: ServiceCommand = {
   path: 'new',
   description: 'Create a VM (without --name: a random adjective-noun name)',
   usage:
-    'new [--name N] [--tag T]... [--comment C] [--integration I]... [--env K=V]... [--setup-script S]',
+    'new [--name N] [--tag T]... [--comment C] [--integration I]... [--env K=V]... [--setup-script S] [--image REF [--command auto|none|CMD] [--registry-auth USER:PASS]]',
   flags: [
     { name: 'name', type: 'string', description: 'Name of the VM, a DNS label (default: random)' },
     { name: 'tag', type: 'string[]', description: 'A tag, repeatable' },
@@ -42,6 +43,7 @@ export const newCommand: ServiceCommand = {
       description:
         'Shell script run once inside the VM as root when it is created; new answers when it ends or after 25 s (status creating), it runs at most 15 minutes, output in /var/log/exectl-setup.log',
     },
+    ...IMAGE_FLAGS,
   ],
   args: [],
   examples: [
@@ -54,6 +56,7 @@ export const newCommand: ServiceCommand = {
     const { flags } = input;
     const given = flags.string('name');
     if (given !== undefined) checkVmName(given);
+    const { image, credentials } = imageFlags(flags);
     const fields: NewVmFields = {
       accountId: ctx.principal.accountId,
       status: 'creating',
@@ -70,13 +73,18 @@ export const newCommand: ServiceCommand = {
       integrations: [...new Set(flags.strings('integration'))].map(
         (name) => findIntegration(ctx, name).name,
       ),
+      image,
     };
     const vm = storeNewVm(ctx, given, fields);
     return json(
       vmSummary(
         ctx.deps,
-        await makeMachineInBackground(ctx.deps, vm, ctx.signal, (line, level) =>
-          ctx.deps.config.log(`req=${ctx.requestId} new: ${line}`, level),
+        await makeMachineInBackground(
+          ctx.deps,
+          vm,
+          ctx.signal,
+          (line, level) => ctx.deps.config.log(`req=${ctx.requestId} new: ${line}`, level),
+          credentials,
         ),
       ),
     );

@@ -66,6 +66,7 @@ export function vmSummary(deps: ServiceDeps, vm: VmRecord): VmSummary {
     tags: vm.tags,
     default_port: vm.defaultPort,
     https_url: httpsUrl(deps, vm.name),
+    image: vm.image?.reference ?? null,
     ...sshAddress(deps, vm),
   };
 }
@@ -79,6 +80,7 @@ export function vmListing(deps: ServiceDeps, vm: VmRecord): VmListing {
     comment: vm.comment,
     default_port: vm.defaultPort,
     https_url: httpsUrl(deps, vm.name),
+    image: vm.image?.reference ?? null,
     ...sshAddress(deps, vm),
     created_at: vm.createdAt,
   };

@@ -43,12 +43,13 @@ export async function makeMachineInBackground(
   vm: VmRecord,
   signal: AbortSignal,
   log: LogSink,
+  credentials: { user: string; password: string } | null = null,
 ): Promise<VmRecord> {
   // Counted from now, not from the end of the disk's making: the answer comes in time.
   const waitUntil = Date.now() + Math.min(SETUP_WAIT_MS, (config.commandDeadlineMs * 5) / 6);
   let made: VmRecord;
   try {
-    made = await machines.createInBackground(vm, signal, waitUntil);
+    made = await machines.createInBackground(vm, signal, waitUntil, credentials);
   } catch (error) {
     await discard(store, machines, vm, log);
     throw error;

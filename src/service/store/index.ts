@@ -7,7 +7,7 @@ export type { Account, AccountStore, RemovedAccount } from './accounts.js';
 export type { KeyStore, NewSshKey, SshKeyRecord } from './keys.js';
 export type { AccountTeam, TeamMember, TeamRecord, TeamRole, TeamStore } from './teams.js';
 export type { TeamInvitation, TeamInvitee } from './team-invitations.js';
-export type { NewVm, Visibility, VmRecord, VmSetup, VmStatus, VmStore } from './vms.js';
+export type { NewVm, Visibility, VmImage, VmRecord, VmSetup, VmStatus, VmStore } from './vms.js';
 export { DEFAULT_VM_LIMITS, type VmLimitsRecord } from './vm-records.js';
 export type { ShareRecord, ShareStore } from './shares.js';
 export type { ShareLinkRecord, ShareLinkStore } from './share-links.js';

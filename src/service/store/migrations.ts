@@ -229,4 +229,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX outbox_by_account ON outbox(account_id, id);
     `,
   },
+  {
+    version: 10,
+    description: 'the image a VM boots (SPEC §4a new --image), its digest and its command',
+    sql: `
+      -- NULL: the default base system. The reference as the user gave it; its manifest digest
+      -- once pulled (NULL while the pull goes on); --command: auto, none, or a shell command.
+      ALTER TABLE vms ADD COLUMN image TEXT;
+      ALTER TABLE vms ADD COLUMN image_digest TEXT CHECK (image_digest IS NULL OR image_digest GLOB 'sha256:*');
+      ALTER TABLE vms ADD COLUMN image_command TEXT;
+    `,
+  },
 ];

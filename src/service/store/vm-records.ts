@@ -10,6 +10,16 @@ export type Visibility = 'private' | 'public';
  */
 export type VmStatus = 'creating' | 'running' | 'paused' | 'stopped' | 'failed';
 
+/** The image a VM boots (SPEC §4a); null on a VM of the default base system. */
+export interface VmImage {
+  /** The reference as the user gave it (`ubuntu:22.04`). */
+  reference: string;
+  /** `sha256:…`, the manifest digest it was pulled by; null while the pull goes on. */
+  digest: string | null;
+  /** `--command`: `auto` (the image's Entrypoint and Cmd), `none`, or a shell command. */
+  command: string;
+}
+
 /** The outcome of a VM's setup script, as `stat` shows it. */
 export interface VmSetup {
   status: 'none' | 'running' | 'done' | 'failed';
@@ -40,6 +50,8 @@ export interface VmRecord {
   createdAt: string;
   /** Its limits, SPEC §4's defaults where `resize` set none. */
   limits: VmLimitsRecord;
+  /** The image it boots; null: the default base system. */
+  image: VmImage | null;
 }
 
 /** A VM's limits as stored: vm/'s one Limits type. */
@@ -66,11 +78,15 @@ export interface VmRow {
   disk_bytes: number | null;
   setup_status: VmSetup['status'] | null;
   setup_last_line: string | null;
+  image: string | null;
+  image_digest: string | null;
+  image_command: string | null;
 }
 
 export const VM_COLUMNS = `v.id, v.name, v.account_id, v.emoji, v.status, v.comment, v.default_port,
   v.visibility, v.env, v.setup_script, v.reflection_secret, v.created_at,
   v.cpus, v.memory_bytes, v.pids, v.disk_bytes, v.setup_status, v.setup_last_line,
+  v.image, v.image_digest, v.image_command,
   (SELECT json_group_array(t.tag ORDER BY t.tag) FROM vm_tags t WHERE t.vm_id = v.id) AS tags`;
 
 /** The hot-path lookups, exported so a test can check their query plans. */
@@ -110,5 +126,9 @@ export function toVmRecord(row: VmRow): VmRecord {
       pids: row.pids ?? DEFAULT_VM_LIMITS.pids,
       diskBytes: row.disk_bytes ?? DEFAULT_VM_LIMITS.diskBytes,
     },
+    image:
+      row.image === null
+        ? null
+        : { reference: row.image, digest: row.image_digest, command: row.image_command ?? 'auto' },
   };
 }

@@ -12,11 +12,12 @@ import {
   type VmRecord,
   type VmLimitsRecord,
   type VmRow,
+  type VmImage,
   type VmSetup,
   type VmStatus,
 } from './vm-records.js';
 
-export type { Visibility, VmRecord, VmSetup, VmStatus } from './vm-records.js';
+export type { Visibility, VmImage, VmRecord, VmSetup, VmStatus } from './vm-records.js';
 
 export interface NewVm {
   accountId: number;
@@ -35,6 +36,8 @@ export interface NewVm {
   limits?: VmLimitsRecord;
   /** Names of the owner's integrations to attach to this VM (`vm:<name>`), atomically. */
   integrations?: string[];
+  /** The image it boots (its digest unknown yet, or `cp`'s source's); default: none. */
+  image?: VmImage | null;
 }
 
 export interface VmStore {
@@ -86,6 +89,8 @@ export interface VmStore {
   setLimits(vmId: number, limits: VmLimitsRecord): VmRecord;
   /** Replaces the environment the VM's commands get (from the next command on). */
   setEnv(vmId: number, env: Record<string, string>): VmRecord;
+  /** Stores the digest its image was pulled by (SPEC §4a). */
+  setImageDigest(vmId: number, digest: string): VmRecord;
   /**
    * Deletes the record with its tags, shares and the owner's `vm:<name>` attachments (so a
    * later VM of that name does not inherit them); returns what was deleted. The VM's disk and
@@ -127,12 +132,15 @@ export function vmStore(ctx: StoreContext): VmStore {
       number | null,
       number | null,
       number | null,
+      string | null,
+      string | null,
+      string | null,
     ]
   >(
     `INSERT INTO vms (account_id, name, emoji, status, comment, default_port, visibility, env,
        setup_script, reflection_secret, created_at, setup_status, cpus, memory_bytes, pids,
-       disk_bytes)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       disk_bytes, image, image_digest, image_command)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const byId = db.prepare<[number], VmRow>(`SELECT ${VM_COLUMNS} FROM vms v WHERE v.id = ?`);
   const byName = db.prepare<[string], VmRow>(GET_VM_BY_NAME_SQL);
@@ -180,6 +188,9 @@ export function vmStore(ctx: StoreContext): VmStore {
     'UPDATE vms SET setup_status = ?, setup_last_line = ?, status = ? WHERE id = ?',
   );
   const setEnv = db.prepare<[string, number]>('UPDATE vms SET env = ? WHERE id = ?');
+  const setImageDigest = db.prepare<[string, number]>(
+    'UPDATE vms SET image_digest = ? WHERE id = ? AND image IS NOT NULL',
+  );
   const setLimits = db.prepare(
     'UPDATE vms SET cpus = @cpus, memory_bytes = @memoryBytes, pids = @pids, disk_bytes = @diskBytes WHERE id = @id',
   );
@@ -220,6 +231,9 @@ export function vmStore(ctx: StoreContext): VmStore {
             input.limits?.memoryBytes ?? null,
             input.limits?.pids ?? null,
             input.limits?.diskBytes ?? null,
+            input.image?.reference ?? null,
+            input.image?.digest ?? null,
+            input.image?.command ?? null,
           ),
         { 'vms.name': nameNotAvailable(input.name) },
       );
@@ -305,6 +319,7 @@ export function vmStore(ctx: StoreContext): VmStore {
       setSetup.run(setup.status, setup.lastLine, status, vm.id),
     ),
     setEnv: changeVm((vm, env: Record<string, string>) => setEnv.run(JSON.stringify(env), vm.id)),
+    setImageDigest: changeVm((vm, digest: string) => setImageDigest.run(digest, vm.id)),
     setLimits: changeVm((vm, limits: VmLimitsRecord) => setLimits.run({ ...limits, id: vm.id })),
 
     deleteVm: writeTransaction(ctx, (vmId: number) => {

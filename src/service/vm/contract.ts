@@ -143,9 +143,16 @@ export interface VmMachines {
    * `remove`, when that fails), then runs its setup script in the background for at most 15
    * minutes. Resolves with the record once the script ended (`running`, or `failed` with the
    * last line of its output in `setup`) or at `waitUntil` (ms since the epoch; still
-   * `creating`), whichever is first.
+   * `creating`), whichever is first. A VM with an image (SPEC §4a) has it pulled first, under
+   * the same `waitUntil` (`credentials`: `--registry-auth`, never stored); a pull that fails
+   * in time rejects with a 422, one that fails later leaves the VM `failed`.
    */
-  createInBackground(vm: VmRecord, signal: AbortSignal, waitUntil: number): Promise<VmRecord>;
+  createInBackground(
+    vm: VmRecord,
+    signal: AbortSignal,
+    waitUntil: number,
+    credentials?: { user: string; password: string } | null,
+  ): Promise<VmRecord>;
   /** Makes `to`'s disk (a new record) a copy of `from`'s and starts its boot (`cp`); `from` goes on running. */
   copy(from: VmRecord, to: VmRecord): Promise<void>;
   /** Kills every process of the VM; the disk stays. */

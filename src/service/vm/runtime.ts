@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import type { VmLimits, VmSessionProgram, VmState } from './contract.js';
 import type { MountedDisk } from './disk/index.js';
 import type { SandboxMode } from './sandbox/index.js';
+import type { VmImageSpec } from './image/index.js';
 
 // The contract of a VM runtime (SPEC §4): what the rest of the service may ask of the one room
 // that spawns processes. Three implementations: process/process-runtime.ts (plain processes),
@@ -40,6 +41,8 @@ export interface VmSpec extends VmRef {
   readonly env: Readonly<Record<string, string>>;
   /** Its limits (SPEC §4); {@link DEFAULT_VM_LIMITS} when absent. */
   readonly limits?: VmLimits;
+  /** The image it boots (SPEC §4a, machine VMs only); absent: the default base system. */
+  readonly image?: VmImageSpec;
 }
 
 /** How to run one command. */

@@ -83,6 +83,12 @@ export const command: CliCommand = {
           LOG_LEVELS,
         ),
       )
+      .option('--registry-mirror <url>', 'pull Docker Hub images from this mirror (new --image)')
+      .option(
+        '--insecure-registry <host[:port]>',
+        'pull from this registry without TLS verification; repeatable',
+        collect,
+      )
       .option(
         '--allow-private-targets',
         "let integrations forward to loopback, link-local and this host's addresses",

@@ -15,6 +15,7 @@ import {
   MIN_MEMORY,
   parseCpus,
   parseSize,
+  registrySettingsError,
 } from '../../../service/index.js';
 import { ALL_DIALECTS, COMPAT_NAMES, EXECTL_DIALECT, type Dialect } from '../../../dialects.js';
 import { homeDir } from '../../settings.js';
@@ -44,6 +45,8 @@ export interface ServeFlags {
   maxVmCpus?: string;
   maxVmDisk?: string;
   maxVmsPerAccount?: string;
+  registryMirror?: string;
+  insecureRegistry?: string[];
 }
 
 /** Where the data lives: a folder kept across runs, or a temporary one removed at exit. */
@@ -77,6 +80,8 @@ export interface ServeSettings {
   vmCeilings: Partial<VmCeilings>;
   /** The most VMs one account may own. */
   maxVmsPerAccount: number;
+  /** `--registry-mirror` and `--insecure-registry` (new --image pulls). */
+  registries: { mirror?: string; insecure: string[] };
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -148,6 +153,7 @@ export function resolveServeSettings(flags: ServeFlags, env: Env): ServeSettings
       pick('max-vms-per-account', flags.maxVmsPerAccount) ??
         from(String(DEFAULTS.maxVmsPerAccount)),
     ),
+    registries: registries(pick('registry-mirror', flags.registryMirror), flags, env),
   };
 }
 
@@ -160,6 +166,31 @@ function vmCount(source: Sourced<string>): number {
     });
   }
   return count;
+}
+
+/**
+ * `--registry-mirror` (or EXECTL_REGISTRY_MIRROR) and every `--insecure-registry` (or the
+ * space- or comma-separated EXECTL_INSECURE_REGISTRY when the flag is not given).
+ */
+function registries(
+  mirror: Sourced<string> | undefined,
+  flags: Pick<ServeFlags, 'insecureRegistry'>,
+  env: Env,
+): ServeSettings['registries'] {
+  const fromEnv = (env.EXECTL_INSECURE_REGISTRY ?? '').split(/[\s,]+/).filter((h) => h !== '');
+  const insecure = flags.insecureRegistry ?? fromEnv;
+  const names = {
+    mirror: mirror?.from ?? '--registry-mirror',
+    insecure:
+      flags.insecureRegistry === undefined ? 'EXECTL_INSECURE_REGISTRY' : '--insecure-registry',
+  };
+  const error = registrySettingsError({ mirror: mirror?.value, insecure }, names);
+  if (error !== null) {
+    throw usage(error, {
+      hint: 'e.g. --registry-mirror http://127.0.0.1:5000 --insecure-registry 127.0.0.1:5000',
+    });
+  }
+  return mirror === undefined ? { insecure } : { mirror: mirror.value, insecure };
 }
 
 /**

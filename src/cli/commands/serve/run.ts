@@ -163,6 +163,7 @@ export function serviceConfig(
     allowPrivateTargets: settings.allowPrivateTargets,
     vmCeilings: settings.vmCeilings,
     maxVmsPerAccount: settings.maxVmsPerAccount,
+    registries: settings.registries,
   };
 }
 

@@ -20,6 +20,8 @@ export function vmStateData(vm: VmRecord, state: VmState): VmStateData {
   return {
     vm_name: vm.name,
     status: liveStatus(vm, state),
+    image: vm.image?.reference ?? null,
+    image_digest: vm.image?.digest ?? null,
     created_at: vm.createdAt,
     // bootedAt is in milliseconds; every time leaves the server in whole seconds (SPEC §3).
     booted_at: state.bootedAt === null ? null : rfc3339(state.bootedAt / 1000),

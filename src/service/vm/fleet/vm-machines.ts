@@ -19,6 +19,8 @@ import { OpenSessions } from './open-sessions.js';
 import { runtimeSession } from './runtime-session.js';
 import { deliverIntoMaildir } from './mail-delivery.js';
 import { closing, pausedError } from './vm-refusals.js';
+import { ImagePulls } from './image-pulls.js';
+import { untilOrLate, LATE } from './until-or-late.js';
 
 /**
  * The server listeners that machine VMs see inside: at their host addresses, and the email
@@ -88,10 +90,15 @@ export async function startVmMachines({
     });
   const detected = await detectRuntime(config.runtime, { runDir, inbound });
   const runtime = createRuntime(detected.kind, detected.mode);
+  const pulls = ImagePulls.open(store, config.dataDir, detected, config.registries ?? {});
+  const imageCache = join(config.dataDir, 'images');
   const spec = (vm: VmRecord): VmSpec => {
     const diskDir = join(config.dataDir, 'vms', String(vm.id));
     idOfDisk.set(resolve(diskDir), vm.id);
-    return { name: vm.name, diskDir, env: vm.env, limits: vm.limits };
+    const digest = vm.image?.digest ?? null;
+    const image =
+      digest === null ? undefined : { cacheRoot: imageCache, digest, command: vm.image!.command };
+    return { name: vm.name, diskDir, env: vm.env, limits: vm.limits, image };
   };
   // The stored status follows the VM's processes (SPEC §4: always true). A VM being created,
   // or whose setup failed, keeps that status; `pause`, `restart` and `rm` set theirs themselves.
@@ -135,6 +142,27 @@ export async function startVmMachines({
     });
   const reflection = (vm: VmRecord) => ({ EXECTL_REFLECTION_URL: reflectionUrl(vm) });
   const sessions = new OpenSessions();
+  // The disk, the boot and the setup script of a new VM whose image (if any) is pulled.
+  const finishCreation = async (vm: VmRecord, signal: AbortSignal, waitUntil: number) => {
+    await runtime.create(spec(vm), { signal });
+    if (vm.setupScript === null || vm.setupScript === '') {
+      bootInBackground(vm);
+      return store.setSetup(vm.id, { status: 'none', lastLine: null }, 'running');
+    }
+    const exec = (command: string, options: ExecOptions) =>
+      runtime.exec(spec(vm), command, { ...options, env: reflection(vm) });
+    return jobs.start(vm, exec, waitUntil - Date.now());
+  };
+  // A creation that failed after `new` answered: the VM stays, `failed`, with the cause in `stat`.
+  const failCreation = (vm: VmRecord, err: unknown) => {
+    const why = err instanceof Error ? err.message : String(err);
+    config.log(`vm "${vm.name}" could not be created: ${why}`, 'warn');
+    try {
+      store.setSetup(vm.id, { status: 'failed', lastLine: why.slice(0, 200) }, 'failed');
+    } catch {
+      // Removed meanwhile.
+    }
+  };
   /** Why `vm` takes no command, shell or session now: paused, or being removed or restarted. */
   const refusalOf = (vm: VmRecord) =>
     vm.status === 'paused' ? pausedError(vm) : sessions.refusal(vm.id);
@@ -150,17 +178,19 @@ export async function startVmMachines({
       const ran = vm.setupScript !== null && vm.setupScript !== '';
       store.setSetup(vm.id, { status: ran ? 'done' : 'none', lastLine: null }, 'running');
     },
-    async createInBackground(given, signal, waitUntil) {
+    async createInBackground(given, signal, waitUntil, credentials = null) {
       const vm = withinCeilings(given);
       await watchdog.assertRoom('create a VM');
-      await runtime.create(spec(vm), { signal });
-      if (vm.setupScript === null || vm.setupScript === '') {
-        bootInBackground(vm);
-        return store.setSetup(vm.id, { status: 'none', lastLine: null }, 'running');
-      }
-      const exec = (command: string, options: ExecOptions) =>
-        runtime.exec(spec(vm), command, { ...options, env: reflection(vm) });
-      return jobs.start(vm, exec, waitUntil - Date.now());
+      if (vm.image === null || vm.image.digest !== null)
+        return finishCreation(vm, signal, waitUntil);
+      // A long pull answers `creating` at `waitUntil` and goes on (SPEC §4a: the 25 s rule).
+      const pulled = pulls.pull(vm, credentials, stopping.signal);
+      const early = await untilOrLate(pulled, waitUntil);
+      if (early !== LATE) return finishCreation(early, signal, waitUntil);
+      void pulled
+        .then((made) => finishCreation(made, stopping.signal, Date.now()))
+        .catch((err: unknown) => failCreation(vm, err));
+      return store.getVm(vm.id) ?? vm;
     },
     async copy(from, to) {
       const need = await imageFootprint(spec(from).diskDir);
@@ -180,6 +210,7 @@ export async function startVmMachines({
     },
     async remove(vm) {
       await sessions.closeDuring(vm.id, closing(vm, 'removed', 'being removed'), async () => {
+        pulls.stop(vm.id);
         await jobs.stop(vm.id, 'the VM was removed');
         await runtime.remove(spec(vm));
       });

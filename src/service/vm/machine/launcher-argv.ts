@@ -32,6 +32,8 @@ export interface LauncherWords {
   vmRunDir: string;
   /** The host's system folders shown copy-on-write: one word, space-separated. */
   systemFolders: string;
+  /** The first host id owning the lower layer's files: null for the base system (host ids). */
+  lowerIds: number | null;
 }
 
 /** The launcher's argv: the shell and its words. */
@@ -57,6 +59,7 @@ export function launcherArgv(
     words.baseSystem,
     words.vmRunDir,
     words.systemFolders,
+    words.lowerIds === null ? '-' : String(words.lowerIds),
     String(cgroupFiles.length),
     ...cgroupFiles,
     String(network.argv.length),

@@ -34,6 +34,10 @@ interface MachineBoot {
   systemFolders: readonly string[];
   /** The exectl client's read-only mounts. */
   client: ClientMounts;
+  /** The first host id owning `baseSystem`'s files when it is an image's (else null). */
+  lowerIds: number | null;
+  /** The init's service words (an image's command), or none. */
+  service: readonly string[];
 }
 
 /** A running machine VM: its init, plus what `stat`, `resize` and the proxy reach. */
@@ -76,6 +80,7 @@ export async function startMachineInit(
       baseSystem: boot.baseSystem,
       vmRunDir: boot.vmRunDir,
       systemFolders: boot.systemFolders.join(' '),
+      lowerIds: boot.lowerIds,
     },
     procsFiles,
     network.launcher,
@@ -85,7 +90,12 @@ export async function startMachineInit(
       '--net',
       '--',
       tools.bwrap,
-      ...machineBwrapArgs(boot.hostname, join(boot.vmRunDir, 'root'), clientMountArgs(boot.client)),
+      ...machineBwrapArgs(
+        boot.hostname,
+        join(boot.vmRunDir, 'root'),
+        clientMountArgs(boot.client),
+        boot.service,
+      ),
     ],
   );
   const child = spawnHost(argv[0]!, argv.slice(1), {

@@ -19,6 +19,8 @@ import { startMachineInit, type MachineInit } from './machine-boot.js';
 import type { MachineHost } from './machine-host.js';
 import { DEFAULT_VM_LIMITS, type EnforcedLimits, type VmState } from '../contract.js';
 import type { VmSpec } from '../runtime.js';
+import { bootImage, serviceWords } from '../image/index.js';
+import { commandEnv } from '../process/index.js';
 
 /** The limits of `vm`, with the host's gaps (no cgroups) as null. */
 function effectiveLimits(host: MachineHost, vm: VmSpec): EnforcedLimits {
@@ -48,6 +50,7 @@ export async function bootMachine(host: MachineHost, vm: VmSpec): Promise<Machin
   const vmRun = join(host.runDir, name);
   const mountPoint = join(vmRun, 'disk');
   await mkdir(mountPoint, { recursive: true, mode: 0o711 });
+  const lower = await lowerLayer(host, vm);
   const limits = effectiveLimits(host, vm);
   const cgroup = host.cgroups === null ? null : await VmCgroup.open(host.cgroups, name, limits);
   try {
@@ -59,8 +62,7 @@ export async function bootMachine(host: MachineHost, vm: VmSpec): Promise<Machin
       inbound: host.inbound(vm),
       mountPoint,
       vmRunDir: vmRun,
-      baseSystem: host.baseSystem,
-      systemFolders: host.systemFolders,
+      ...lower,
       client: host.client,
     });
   } catch (err) {
@@ -68,6 +70,27 @@ export async function bootMachine(host: MachineHost, vm: VmSpec): Promise<Machin
     await cgroup?.remove();
     throw err;
   }
+}
+
+// The base system and the host's system folders, or an image alone with its command.
+async function lowerLayer(host: MachineHost, vm: VmSpec) {
+  if (vm.image === undefined) {
+    const service: string[] = [];
+    return {
+      baseSystem: host.baseSystem,
+      systemFolders: host.systemFolders,
+      lowerIds: null,
+      service,
+    };
+  }
+  const image = await bootImage(vm.image, host.registry);
+  const env = commandEnv({ HOME: '/root', USER: 'root' }, vm.env);
+  return {
+    baseSystem: image.rootfs,
+    systemFolders: [],
+    lowerIds: image.lowerIds,
+    service: serviceWords(vm.image.command, image.config, env),
+  };
 }
 
 /** Gives the VM's id range back and deletes its disk; the VM is stopped. */

@@ -70,11 +70,19 @@ const RC_LOCAL = [
   `(${VM_PROCESS_SCORE}; cd /root && HOME=/root USER=root LOGNAME=root exec setsid /etc/rc.local > $log 2>&1 &)`,
   'fi',
 ];
+// An image's command (SPEC §4a), when the VM has one: the init's arguments are the text of
+// scripts/vm-service.sh and its words, started in the background like rc.local.
+const SERVICE = [
+  'if [ $# -gt 0 ]; then service=$1; shift',
+  `(${VM_PROCESS_SCORE}; cd /; exec /bin/sh -c "$service" service "$@" &)`,
+  'fi',
+];
 const initScript = (machine: boolean) =>
   [
     'echo ready',
     'exec >/dev/null 2>&1 </dev/null',
     ...(machine ? RC_LOCAL : []),
+    ...(machine ? SERVICE : []),
     machine
       ? `while :; do (${VM_PROCESS_SCORE}; exec sleep 86400) & wait $!; done`
       : 'while :; do sleep 86400 & wait $!; done',
@@ -118,9 +126,15 @@ export function bwrapArgs(
  * The bwrap command line of a machine VM's init sandbox. bwrap runs as root of the VM's own
  * user namespace already; the root file system (scripts/machine-root.pl, writable, the VM's own) is
  * `rootDir`, with a fresh `/tmp` and `/run` at each boot and `extraArgs` (the client's
- * read-only mounts) on top.
+ * read-only mounts) on top. `service`: the script and words of an image's command
+ * (image/vm-service.ts), started at boot; none when empty.
  */
-export function machineBwrapArgs(hostname: string, rootDir: string, extraArgs: string[]): string[] {
+export function machineBwrapArgs(
+  hostname: string,
+  rootDir: string,
+  extraArgs: string[],
+  service: readonly string[] = [],
+): string[] {
   return [
     ...namespaceArgs(hostname),
     '--bind',
@@ -137,6 +151,8 @@ export function machineBwrapArgs(hostname: string, rootDir: string, extraArgs: s
     '/run/lock',
     ...extraArgs,
     ...initArgs(true),
+    'init',
+    ...service,
   ];
 }
 

@@ -10,6 +10,8 @@
 #   $9 snapshot  the base system
 #   $10 vmrun    the VM's run folder
 #   $11 folders  the host's system folders, one word, space-separated
+#   $12 lowerids the first host id of the lower layer's owners, `-` for the base system (an
+#       image of the image cache is owned by the cache's own range: image/unpack.ts)
 #   then: the number of the VM's cgroup files and the files;
 #   then: networds netpipes: how many words the network program has, and how many pipes to
 #       the server it gets; then its words (vm/network/ says what they are: this script does not;
@@ -25,6 +27,8 @@
 #    bwrap to join on a busy machine, then bwrap reaps it); once /proc shows it in a user
 #    namespace other than ours, the launcher writes the id maps: 0…ids-1 inside = base… outside
 #    (util-linux's `unshare --map-users` needs /etc/subuid entries; root may write the maps);
+#    for an image, a second holder's user namespace maps the cache's range onto the VM's, for
+#    the idmapped mount of the image (machine-root.pl ends that holder once mounted);
 # 2. it starts the VM's network program (vm/network/'s backend: slirp4netns as the VM's own
 #    network helper id, every host address refused to it by network/host-wall.ts's rule) for
 #    the holder's namespaces;
@@ -37,8 +41,8 @@
 #    runs bwrap.
 # The holder gets none of the server's pipes; the network program only its own.
 image=$1 disk=$2 base=$3 ids=$4 unshare=$5 perl=$6 root_perl=$7 marker=$8 snapshot=$9
-vmrun=${10} folders=${11}
-shift 11
+vmrun=${10} folders=${11} lowerids=${12}
+shift 12
 cgroups=$1; shift
 while [ "$cgroups" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; cgroups=$((cgroups - 1)); done
 networds=$1 netpipes=$2
@@ -56,6 +60,15 @@ holder=$!
 while [ "/proc/$holder/ns/user" -ef "/proc/$$/ns/user" ]; do :; done
 map="0 $base $ids"
 echo "$map" > "/proc/$holder/uid_map" && echo "$map" > "/proc/$holder/gid_map" || exit 125
+lower=$holder
+if [ "$lowerids" != - ]; then
+  ( close_fds 3 "$top"; exec "$unshare" --user -- sleep 60 ) </dev/null >/dev/null 2>&1 &
+  lower=$!
+  # shellcheck disable=SC3013
+  while [ "/proc/$lower/ns/user" -ef "/proc/$$/ns/user" ]; do :; done
+  map="$lowerids $base $ids"
+  echo "$map" > "/proc/$lower/uid_map" && echo "$map" > "/proc/$lower/gid_map" || exit 125
+fi
 # The network program: the first $networds words, the word {holder} replaced by the holder's pid.
 (
   close_fds 3 4
@@ -74,4 +87,4 @@ echo "$holder" >&4; exec 4>&-
 # $folders is several words on purpose: one argument per folder.
 # shellcheck disable=SC2086
 exec "$unshare" --mount --propagation private -- "$perl" -e "$root_perl" \
-  "$image" "$holder" "$disk" "$marker" "$base" "$vmrun" "$snapshot" $folders -- "$@"
+  "$image" "$holder" "$disk" "$marker" "$base" "$vmrun" "$snapshot" "$lower" $folders -- "$@"

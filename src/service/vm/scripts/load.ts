@@ -11,6 +11,7 @@ export type ScriptName =
   | 'fill-image.sh'
   | 'hold-freeze.sh'
   | 'image-extents.pl'
+  | 'image-tidy.sh'
   | 'in-vm-command.sh'
   | 'in-vm-session.sh'
   | 'join-machine.sh'
@@ -26,7 +27,8 @@ export type ScriptName =
   | 'shift-image-owners.sh'
   | 'shift-owners.pl'
   | 'sftp-server.sh'
-  | 'snapshot-base.sh';
+  | 'snapshot-base.sh'
+  | 'vm-service.sh';
 
 const texts = new Map<ScriptName, string>();
 

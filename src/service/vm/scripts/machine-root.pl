@@ -1,11 +1,13 @@
 # machine-root.pl: mounts a machine VM's disk and root file system, then execs the command
 # that runs bwrap (why: below). Run by launch-machine.sh as `perl -e`, as host root, in a
 # mount namespace of its own.
-# Arguments, all ours: IMAGE HOLDER DISK MARKER BASE VMRUN SNAPSHOT FOLDER... -- COMMAND...
+# Arguments, all ours: IMAGE HOLDER DISK MARKER BASE VMRUN SNAPSHOT LOWER FOLDER... -- COMMAND...
 #   IMAGE the disk image; HOLDER the pid holding the VM's namespaces; DISK the image's mount
 #   point; MARKER the layout marker file; BASE the VM's first host id; VMRUN the VM's run
-#   folder; SNAPSHOT the base system; FOLDER... the host's system folders; COMMAND... enters
-#   the holder's namespaces and runs bwrap.
+#   folder; SNAPSHOT the base system (or an image's root file system); LOWER the pid whose user
+#   namespace maps SNAPSHOT's owners onto the VM's ids (HOLDER for the base system; another,
+#   ended here once mounted, for an image); FOLDER... the host's system folders (none for an
+#   image); COMMAND... enters the holder's namespaces and runs bwrap.
 #
 # A machine VM's root file system (SPEC §4): overlayfs, copy-on-write. The lower layers are the
 # host's base system (base-system.ts) seen through idmapped mounts, so that the host's root
@@ -36,7 +38,7 @@
 # 3. it execs the command that enters the holder's namespaces and runs bwrap (nsenter, given
 #    --target=HOLDER).
 use strict;
-my ($image, $holder, $disk, $marker, $base, $vmrun, $snapshot, @rest) = @ARGV;
+my ($image, $holder, $disk, $marker, $base, $vmrun, $snapshot, $lower, @rest) = @ARGV;
 my @folders;
 push(@folders, shift(@rest)) while @rest && $rest[0] ne "--";
 shift(@rest);
@@ -132,14 +134,16 @@ for my $point ("proc", "dev", "tmp", "run", "opt") {
 remove_tree("$upper/opt/exectl");
 
 open(my $nsfh, "<", $ns) or fail("user namespace $ns");
+open(my $lowerfh, "<", "/proc/$lower/ns/user") or fail("user namespace of $lower");
 my $attr = pack("QQQQ", 0x100000, 0, 0, fileno($nsfh));
+my $lowerattr = pack("QQQQ", 0x100000, 0, 0, fileno($lowerfh));
 folder("$vmrun/lower", 0755); folder("$vmrun/root", 0755);
 sub idmapped {
-  my ($src, $dst) = @_;
+  my ($src, $dst, $map) = @_;
   folder($dst, 0755);
   my $fd = syscall(428, -100, $src, 0x80001);
   fail("open_tree $src") if $fd < 0;
-  syscall(442, $fd, $none, 0x1000, $attr, length $attr) == 0 or fail("idmapped mount of $src");
+  syscall(442, $fd, $none, 0x1000, $map, length $map) == 0 or fail("idmapped mount of $src");
   syscall(429, $fd, $none, -100, $dst, 4) == 0 or fail("move_mount $dst");
 }
 sub overlay {
@@ -158,10 +162,12 @@ sub overlay {
   fail("fsmount $target") if $mnt < 0;
   syscall(429, $mnt, $none, -100, $target, 4) == 0 or fail("move_mount $target");
 }
-idmapped($snapshot, "$vmrun/lower/base");
+idmapped($snapshot, "$vmrun/lower/base", $lowerattr);
 overlay("root", "$vmrun/lower/base", "$vmrun/root");
+# The image's holder is needed no more: the mount keeps its own reference to the namespace.
+kill("KILL", $lower) if $lower ne $holder;
 for my $f (@folders) {
-  idmapped("/$f", "$vmrun/lower/$f");
+  idmapped("/$f", "$vmrun/lower/$f", $attr);
   overlay($f, "$vmrun/lower/$f", "$vmrun/root/$f");
 }
 exec { $enter } $enter, "--target=$holder", @command;

@@ -41,6 +41,7 @@ test('cp: a new VM with the disk, tags, comment, port and env; the two disks are
     tags: ['prod'],
     default_port: 3000,
     https_url: 'http://web-copy.localhost:7070',
+    image: null,
     ssh_dest: 'vm+web-copy@localhost',
     ssh_host: 'localhost',
     ssh_port: 7022,

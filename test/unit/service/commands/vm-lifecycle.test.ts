@@ -44,6 +44,7 @@ test('new: every option lands in the VM; the setup script ran once inside; statu
     tags: ['eu', 'prod'],
     default_port: 8000,
     https_url: 'http://web.localhost:7070',
+    image: null,
     ssh_dest: 'vm+web@localhost',
     ssh_host: 'localhost',
     ssh_port: 7022,

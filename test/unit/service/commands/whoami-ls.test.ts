@@ -75,6 +75,7 @@ test('ls lists own and shared VMs with every field, sorted by name', async () =>
     comment: '',
     default_port: 8000,
     https_url: `http://${name}.localhost:7070`,
+    image: null,
     ssh_dest: `vm+${name}@localhost`,
     ssh_host: 'localhost',
     ssh_port: 7022,

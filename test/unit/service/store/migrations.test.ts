@@ -7,9 +7,6 @@ import { migrate } from '../../../../src/service/store/migrate.js';
 import { MIGRATIONS, type Migration } from '../../../../src/service/store/migrations.js';
 import { openStore } from '../../../../src/service/store/index.js';
 
-/** The newest schema version this exectl knows. */
-const LATEST = MIGRATIONS.at(-1)!.version;
-
 let dir: TempDir;
 before(async () => {
   dir = await createTempDir('migrate');
@@ -30,6 +27,9 @@ function schemaOf(path: string): { version: number; objects: unknown[] } {
     db.close();
   }
 }
+
+/** The newest schema version (steps are numbered upwards; engineers hold numbers, gaps allowed). */
+const LATEST = MIGRATIONS.at(-1)!.version;
 
 describe('the migration list', () => {
   // Parallel branches each hold their own number: a gap until they are merged is fine, an

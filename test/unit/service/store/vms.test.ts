@@ -46,6 +46,7 @@ describe('createVm', () => {
       reflectionSecret: vm.reflectionSecret,
       createdAt: T0,
       limits: DEFAULT_VM_LIMITS,
+      image: null,
     });
   });
 
@@ -68,6 +69,7 @@ describe('createVm', () => {
       env: { A: '1', EMPTY: '' },
       setupScript: 'apt-get install -y jq',
       integrations: ['gh'],
+      image: { reference: 'ubuntu:22.04', digest: null, command: 'none' },
     });
     assert.deepEqual(
       { ...vm, id: 0, reflectionSecret: '' },
@@ -87,9 +89,16 @@ describe('createVm', () => {
         reflectionSecret: '',
         createdAt: T0,
         limits: DEFAULT_VM_LIMITS,
+        image: { reference: 'ubuntu:22.04', digest: null, command: 'none' },
       },
     );
     assert.deepEqual(f.store.getIntegration(ada.id, 'gh')?.attachments, ['vm:api']);
+    const digest = `sha256:${'a'.repeat(64)}`;
+    assert.deepEqual(f.store.setImageDigest(vm.id, digest).image, {
+      reference: 'ubuntu:22.04',
+      digest,
+      command: 'none',
+    });
   });
 
   test('gives each VM its own reflection secret', () => {
