@@ -20,6 +20,7 @@ import { shareAddCommand, shareRemoveCommand } from './share/users.js';
 import { sharePortCommand } from './share/port.js';
 import { shareSetPrivateCommand, shareSetPublicCommand } from './share/visibility.js';
 import { shareShowCommand } from './share/show.js';
+import { setRegionCommand } from './set-region.js';
 import { sshCommand } from './ssh.js';
 import { sshKeyAddCommand } from './ssh-key/add.js';
 import { generateApiKeyCommand } from './ssh-key/generate-api-key.js';
@@ -68,6 +69,7 @@ const DEFINITIONS: readonly CommandDefinition<ServiceDeps>[] = [
   teamAddCommand,
   teamRemoveCommand,
   teamLeaveCommand,
+  setRegionCommand,
   ...INTEGRATIONS_COMMANDS,
   sshCommand,
 ];

@@ -149,4 +149,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE ssh_keys ADD COLUMN tag TEXT CHECK (tag IS NULL OR tag GLOB '[a-z]*');
     `,
   },
+  {
+    version: 5,
+    description: 'regions (SPEC §3 set-region) and share messages (SPEC §3 share add --message)',
+    sql: `
+      -- The region of an account's next VMs, and the one each VM was made in: nothing moves.
+      ALTER TABLE accounts ADD COLUMN region TEXT NOT NULL DEFAULT 'local' CHECK (region GLOB '[a-z]*');
+      ALTER TABLE vms ADD COLUMN region TEXT NOT NULL DEFAULT 'local' CHECK (region GLOB '[a-z]*');
+      -- What the owner wrote to the recipient with \`share add --message\`; '' when nothing.
+      ALTER TABLE vm_shares ADD COLUMN message TEXT NOT NULL DEFAULT '';
+    `,
+  },
 ];

@@ -40,6 +40,8 @@ export interface VmRecord {
   createdAt: string;
   /** Its limits, SPEC §4's defaults where `resize` set none. */
   limits: VmLimitsRecord;
+  /** The region it was made in: its owner's `set-region` then (rules/regions.ts). */
+  region: string;
 }
 
 /** A VM's limits as stored: vm/'s one Limits type. */
@@ -66,11 +68,12 @@ export interface VmRow {
   disk_bytes: number | null;
   setup_status: VmSetup['status'] | null;
   setup_last_line: string | null;
+  region: string;
 }
 
 export const VM_COLUMNS = `v.id, v.name, v.account_id, v.emoji, v.status, v.comment, v.default_port,
   v.visibility, v.env, v.setup_script, v.reflection_secret, v.created_at,
-  v.cpus, v.memory_bytes, v.pids, v.disk_bytes, v.setup_status, v.setup_last_line,
+  v.cpus, v.memory_bytes, v.pids, v.disk_bytes, v.setup_status, v.setup_last_line, v.region,
   (SELECT json_group_array(t.tag ORDER BY t.tag) FROM vm_tags t WHERE t.vm_id = v.id) AS tags`;
 
 /** The hot-path lookups, exported so a test can check their query plans. */
@@ -110,5 +113,6 @@ export function toVmRecord(row: VmRow): VmRecord {
       pids: row.pids ?? DEFAULT_VM_LIMITS.pids,
       diskBytes: row.disk_bytes ?? DEFAULT_VM_LIMITS.diskBytes,
     },
+    region: row.region,
   };
 }

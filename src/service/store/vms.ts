@@ -35,6 +35,8 @@ export interface NewVm {
   limits?: VmLimitsRecord;
   /** Names of the owner's integrations to attach to this VM (`vm:<name>`), atomically. */
   integrations?: string[];
+  /** Default `local`. */
+  region?: string;
 }
 
 export interface VmStore {
@@ -125,12 +127,13 @@ export function vmStore(ctx: StoreContext): VmStore {
       number | null,
       number | null,
       number | null,
+      string,
     ]
   >(
     `INSERT INTO vms (account_id, name, emoji, status, comment, default_port, visibility, env,
        setup_script, reflection_secret, created_at, setup_status, cpus, memory_bytes, pids,
-       disk_bytes)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       disk_bytes, region)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const byId = db.prepare<[number], VmRow>(`SELECT ${VM_COLUMNS} FROM vms v WHERE v.id = ?`);
   const byName = db.prepare<[string], VmRow>(GET_VM_BY_NAME_SQL);
@@ -217,6 +220,7 @@ export function vmStore(ctx: StoreContext): VmStore {
             input.limits?.memoryBytes ?? null,
             input.limits?.pids ?? null,
             input.limits?.diskBytes ?? null,
+            input.region ?? 'local',
           ),
         { 'vms.name': nameNotAvailable(input.name) },
       );

@@ -57,6 +57,7 @@ const ALL_PATHS = [
   'team add',
   'team remove',
   'team leave',
+  'set-region',
   'integrations',
   'integrations list',
   'integrations add',

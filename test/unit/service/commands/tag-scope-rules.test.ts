@@ -79,6 +79,7 @@ const EVERY_COMMAND: [path: string, line: string, outcome: 'runs' | ReturnType<t
     ['team add', 'team add bob@example.com', refused('change the team')],
     ['team remove', 'team remove bob@example.com', refused('change the team')],
     ['team leave', 'team leave', refused('change the team')],
+    ['set-region', 'set-region fra', refused('change the region')],
     ['integrations list', 'integrations list', 'runs'],
     ['integrations add', 'integrations add reflection --name ci-refl', 'runs'],
     ['integrations remove', 'integrations remove no-such-integration', 'runs'],
@@ -162,10 +163,11 @@ test('svc0-to-svc1 takes only a token its own key signed', async () => {
 
 test('integrations: it sees only those attached to tag:ci, and of them only its scope', async () => {
   const listed = (await fx.run(ci, 'integrations list')) as {
-    integrations: { name: string; attachments: string[] }[];
-  };
+    name: string;
+    attachments: string[];
+  }[];
   assert.deepEqual(
-    listed.integrations.map((i) => [i.name, i.attachments]),
+    listed.map((i) => [i.name, i.attachments]),
     [
       ['ci-refl', ['tag:ci']],
       ['wide', ['tag:ci']],
@@ -173,10 +175,11 @@ test('integrations: it sees only those attached to tag:ci, and of them only its 
   );
   // The owner sees every integration and attachment.
   const all = (await fx.run(ada, 'integrations list')) as {
-    integrations: { name: string; attachments: string[] }[];
-  };
+    name: string;
+    attachments: string[];
+  }[];
   assert.deepEqual(
-    all.integrations.map((i) => [i.name, i.attachments]),
+    all.map((i) => [i.name, i.attachments]),
     [
       ['ci-refl', ['tag:ci']],
       ['reflection', ['auto:all']],

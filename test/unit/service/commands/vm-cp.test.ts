@@ -45,6 +45,9 @@ test('cp: a new VM with the disk, tags, comment, port and env; the two disks are
     ssh_host: 'localhost',
     ssh_port: 7022,
     ssh_user: 'vm+web-copy',
+    region: 'local',
+    region_display: 'Local',
+    image: null,
   });
   const [from, to] = ['web', 'web-copy'].map((n) => fx.store.getVmByName(n)!);
   assert.deepEqual(

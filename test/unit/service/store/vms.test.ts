@@ -46,6 +46,7 @@ describe('createVm', () => {
       reflectionSecret: vm.reflectionSecret,
       createdAt: T0,
       limits: DEFAULT_VM_LIMITS,
+      region: 'local',
     });
   });
 
@@ -68,6 +69,7 @@ describe('createVm', () => {
       env: { A: '1', EMPTY: '' },
       setupScript: 'apt-get install -y jq',
       integrations: ['gh'],
+      region: 'fra',
     });
     assert.deepEqual(
       { ...vm, id: 0, reflectionSecret: '' },
@@ -87,6 +89,7 @@ describe('createVm', () => {
         reflectionSecret: '',
         createdAt: T0,
         limits: DEFAULT_VM_LIMITS,
+        region: 'fra',
       },
     );
     assert.deepEqual(f.store.getIntegration(ada.id, 'gh')?.attachments, ['vm:api']);
