@@ -118,6 +118,14 @@ export function canonicalToken(token: string, dialects: readonly Dialect[]): str
   return token;
 }
 
+/**
+ * The dialect a server spelling `dialects` writes the tokens it makes in: the real service's
+ * under `--compat` (its clients expect `exe1.`), else exectl's.
+ */
+export function tokenDialectOf(dialects: readonly Dialect[]): Dialect {
+  return dialects.at(-1) ?? EXECTL_DIALECT;
+}
+
 /** A svc1 token (`svc1.…`) spelled with `dialect`'s prefix. */
 export function svc1In(token: string, dialect: Dialect): string {
   return dialect.svc1Prefix + token.slice(EXECTL_DIALECT.svc1Prefix.length);
