@@ -67,6 +67,7 @@ export const COMMAND_CATALOG: readonly CatalogEntry[] = [
   { path: 'team accept', mutates: true, view: account.teamView },
   { path: 'team decline', mutates: true, view: account.invitationsView },
   { path: 'team leave', mutates: true, view: account.leaveView },
+  { path: 'set-region', mutates: true, view: account.setRegionView },
   { path: 'integrations list', mutates: false, view: sharing.integrationListView },
   { path: 'integrations add', mutates: true, view: sharing.integrationView },
   { path: 'integrations remove', mutates: true, view: sharing.integrationRemoveView },

@@ -28,6 +28,12 @@ export interface Dialect {
   readonly reservedHeaderPrefix: string;
   /** Header (and trailer) carrying the exit code of `ssh <vm> <command>` over HTTP. */
   readonly exitHeader: string;
+  /**
+   * Whether the status of `ssh <vm> <command>`'s held-back answer tells its exit code (422 for
+   * a failure, 504 at the deadline). The real service always answers 200 there, and its clients
+   * take any other status for a transport error: a server speaking such a dialect answers 200.
+   */
+  readonly vmExitInStatus: boolean;
 }
 
 /** exectl's own names (SPEC §1, §2, §6). */
@@ -46,6 +52,7 @@ export const EXECTL_DIALECT: Dialect = {
   },
   reservedHeaderPrefix: 'x-exectl-',
   exitHeader: 'X-Exec-Exit',
+  vmExitInStatus: true,
 };
 
 /** The real service's names (SPEC §12), spoken beside exectl's under `--compat exe.dev`. */
@@ -64,6 +71,7 @@ const EXE_DEV_DIALECT: Dialect = {
   },
   reservedHeaderPrefix: 'x-exedev-',
   exitHeader: 'X-Exe-Exit',
+  vmExitInStatus: false,
 };
 
 /** Every dialect, exectl's first. */
@@ -108,6 +116,14 @@ export function canonicalToken(token: string, dialects: readonly Dialect[]): str
     }
   }
   return token;
+}
+
+/**
+ * The dialect a server spelling `dialects` writes the tokens it makes in: the real service's
+ * under `--compat` (its clients expect `exe1.`), else exectl's.
+ */
+export function tokenDialectOf(dialects: readonly Dialect[]): Dialect {
+  return dialects.at(-1) ?? EXECTL_DIALECT;
 }
 
 /** A svc1 token (`svc1.…`) spelled with `dialect`'s prefix. */

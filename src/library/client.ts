@@ -80,6 +80,11 @@ export class Client {
     const answer = await this.#post(remoteCommandLine(vm, argv));
     const exit = answer.exitCode;
     if (exit === undefined) throw failure(answer.status, answer.body.toString('utf8'));
+    // Held back, then cut off (the deadline, 504): the status says so, and X-Exec-Error why.
+    if (answer.status >= 400 && answer.cutOff !== undefined) {
+      const code = codeForStatus(answer.status) ?? 'unexpected_status';
+      throw new ExecError(answer.status, code, answer.cutOff, { error: answer.cutOff });
+    }
     return { exitCode: exit, output: answer.body };
   }
 
@@ -94,11 +99,13 @@ export class Client {
     // A streamed VM output carries its exit code in the trailer, known once the body has ended.
     const exit = header(response.headers['x-exec-exit']) ?? response.trailers['x-exec-exit'];
     const contentType = header(response.headers['content-type']) ?? '';
+    const cutOff = header(response.headers['x-exec-error']) ?? response.trailers['x-exec-error'];
     return {
       status: response.statusCode,
       body,
       json: /^application\/json\b/i.test(contentType),
       exitCode: exit === undefined || !/^\d{1,3}$/.test(exit.trim()) ? undefined : Number(exit),
+      cutOff,
     };
   }
 

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { LogLevel, LogSink } from './config.js';
+import { publicFailure } from '../errors.js';
+import { logSafeMessage } from './rules/log-safe.js';
 
 /** One finished request, as the log line reports it (SPEC §7). Never a token or signature. */
 export interface RequestLogEntry {
@@ -16,6 +18,11 @@ export interface RequestLogEntry {
   durationMs: number;
   /** Only for failures the operator must see (500s): never shown to clients. */
   detail?: string;
+  /**
+   * A refused request's one-line message (a 4xx), as the client got it but with anything shaped
+   * like a token or secret replaced (rules/log-safe.ts): the operator sees why.
+   */
+  message?: string;
   /**
    * Routine traffic (health checks, refused protocol upgrades) is logged at debug level only,
    * with the request's Host to tell its sender; a crash (a 5xx with a `detail`) is still an error.
@@ -42,6 +49,7 @@ export function newRequestId(): string {
 /** Formats and writes one line per request: time, id, key, command path, status, duration. */
 export function logRequest(log: LogSink, entry: RequestLogEntry, now?: Date): void {
   const detail = entry.detail === undefined ? '' : ` error=${JSON.stringify(entry.detail)}`;
+  const message = entry.message === undefined ? '' : ` message=${JSON.stringify(entry.message)}`;
   const host =
     entry.routine === undefined
       ? ''
@@ -53,7 +61,7 @@ export function logRequest(log: LogSink, entry: RequestLogEntry, now?: Date): vo
   const at = now?.getTime() ?? Date.now();
   log(
     `${isoTime(at)} req=${entry.requestId} via=${entry.via} key=${entry.fingerprint} ` +
-      `cmd=${JSON.stringify(entry.path)}${host}${session} status=${entry.status} ms=${entry.durationMs.toFixed(1)}${detail}`,
+      `cmd=${JSON.stringify(entry.path)}${host}${session} status=${entry.status} ms=${entry.durationMs.toFixed(1)}${message}${detail}`,
     levelOf(entry),
     { entry, at },
   );
@@ -82,7 +90,7 @@ export function newLogEntry(via: string, path = '-'): RequestLogEntry {
 /**
  * Runs one request's `work` (which resolves with the status it answered), turns a failure into
  * its answer with `refuse` (the HTTP error funnel, or its socket form), and writes the one log
- * line of SPEC §7 whatever happens.
+ * line of SPEC §7 whatever happens; a refused request's line carries its message.
  */
 export async function runLogged(
   log: LogSink,
@@ -97,6 +105,9 @@ export async function runLogged(
     const outcome = refuse(err);
     entry.status = outcome.status;
     if (outcome.detail !== undefined) entry.detail = outcome.detail;
+    if (outcome.status >= 400 && outcome.status < 500) {
+      entry.message = logSafeMessage(publicFailure(err).error.message);
+    }
   } finally {
     entry.durationMs = performance.now() - started;
     logRequest(log, entry);

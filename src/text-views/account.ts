@@ -2,21 +2,39 @@
 import { optionalCell, textRecord, textTable } from './table.js';
 import { view } from './view.js';
 
-export const whoamiView = view<{
-  email: string;
-  user_id: string;
-  ssh_keys: { name: string; fingerprint: string; current: boolean }[];
-}>((data, _flags, width) => {
+/** An account's region (`set-region`, `whoami`). */
+export interface RegionData {
+  region: string;
+  region_display: string;
+}
+
+export const whoamiView = view<
+  {
+    email: string;
+    user_id: string;
+    ssh_keys: { name: string; fingerprint: string; current: boolean }[];
+  } & Partial<RegionData>
+>((data, _flags, width) => {
   const keys = data.ssh_keys.map((k) => [k.current ? '*' : '', k.name, k.fingerprint]);
+  const fields: [string, string][] = [
+    ['email', data.email],
+    ['user id', data.user_id],
+  ];
+  // Absent from a server older than regions.
+  if (data.region !== undefined) fields.push(['region', regionText(data as RegionData)]);
   return (
-    textRecord([
-      ['email', data.email],
-      ['user id', data.user_id],
-    ]) +
-    '\n' +
-    textTable(['', 'name', 'fingerprint'], keys, 'no ssh keys', width)
+    textRecord(fields) + '\n' + textTable(['', 'name', 'fingerprint'], keys, 'no ssh keys', width)
   );
 });
+
+/** `set-region`: the region chosen. */
+export const setRegionView = view<RegionData>(
+  (data) => `Region of your next VMs: ${regionText(data)}\n`,
+);
+
+function regionText(data: RegionData): string {
+  return `${data.region} (${data.region_display})`;
+}
 
 /** `browser`: the link, on a line of its own so that a terminal makes it clickable. */
 export const browserView = view<{ magic_link: string }>(

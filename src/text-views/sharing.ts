@@ -72,20 +72,29 @@ export const integrationView = view<IntegrationView>((data) =>
   ]),
 );
 
-export const integrationListView = view<{ integrations: IntegrationView[] }>(
-  (data, _flags, width) =>
-    textTable(
-      ['name', 'type', 'target', 'attached', 'comment'],
-      data.integrations.map((i) => [
-        i.name,
-        i.type,
-        optionalCell(i.target),
-        listCell(i.attachments),
-        optionalCell(i.comment),
-      ]),
-      'no integrations',
-      width,
-    ),
+/** One integration as `integrations list` answers it: the real service's shape. */
+export interface ListedIntegration {
+  name: string;
+  type: string;
+  /** What it is set up with: never a header's value. */
+  config: { target: string | null; header_names: string[]; fields?: string[] };
+  attachments: string[];
+  comment: string;
+}
+
+export const integrationListView = view<ListedIntegration[]>((data, _flags, width) =>
+  textTable(
+    ['name', 'type', 'target', 'attached', 'comment'],
+    data.map((i) => [
+      i.name,
+      i.type,
+      optionalCell(i.config.target),
+      listCell(i.attachments),
+      optionalCell(i.comment),
+    ]),
+    'no integrations',
+    width,
+  ),
 );
 
 export const integrationRemoveView = view<{ removed: string }>(

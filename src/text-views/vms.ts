@@ -11,13 +11,16 @@ export interface VmSummary {
   tags: string[];
   default_port: number;
   https_url: string;
-  /** The image it boots, as given to `new --image` (SPEC §4a); null: the default system. */
-  image: string | null;
   /** `vm+<name>@<host>` (SPEC §6a); these four are null with the SSH listener off. */
   ssh_dest: string | null;
   ssh_host: string | null;
   ssh_port: number | null;
   ssh_user: string | null;
+  /** The region it was made in (`set-region`) and how it is shown; absent from older servers. */
+  region?: string;
+  region_display?: string;
+  /** The image it boots, as given to `new --image` (SPEC §4a); null: the default system. */
+  image: string | null;
 }
 
 /** The ssh command line that opens the VM, `-p` only off port 22; `-` with SSH off. */
@@ -32,6 +35,10 @@ function sshCommandCell(vm: VmSummary): string {
 export interface VmListing extends VmSummary {
   comment: string;
   created_at: string;
+  /** With `-l` only. */
+  cpus?: number;
+  memory_bytes?: number;
+  disk_bytes?: number;
 }
 
 /** `ls`: a table; `-l` adds comment, port, ssh command and creation time. */
@@ -39,7 +46,7 @@ export const lsView = view<{ vms: VmListing[] }>(
   (data, flags, width) => {
     const long = flags.has('long');
     const headers = ['name', 'status', 'tags', 'url'];
-    if (long) headers.push('comment', 'port', 'ssh', 'created');
+    if (long) headers.push('comment', 'port', 'ssh', 'region', 'created');
     const rows = data.vms.map((vm) => {
       const row = [`${vm.emoji} ${vm.vm_name}`, vm.status, listCell(vm.tags), vm.https_url];
       if (long) {
@@ -47,6 +54,7 @@ export const lsView = view<{ vms: VmListing[] }>(
           optionalCell(vm.comment),
           String(vm.default_port),
           sshCommandCell(vm),
+          optionalCell(vm.region ?? null),
           vm.created_at,
         );
       }
@@ -66,6 +74,7 @@ export const newVmView = view<VmSummary>((data) =>
     ['port', String(data.default_port)],
     ['url', data.https_url],
     ['ssh', sshCommandCell(data)],
+    ...(data.region === undefined ? [] : [['region', data.region] as [string, string]]),
   ]),
 );
 

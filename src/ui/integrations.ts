@@ -5,21 +5,21 @@ import { button, fill, h, table } from './dom.js';
 import type { Section } from './main.js';
 import { showFailure } from './refusals.js';
 
+/** As `integrations list` answers it (the real service's shape). */
 interface Integration {
   name: string;
   type: string;
   comment: string;
-  target: string | null;
+  /** Only the names of its headers: the values are secrets that never leave the server. */
+  config: { target: string | null; header_names: string[] };
   attachments: string[];
-  /** Only the names: the values are secrets that never leave the server. */
-  header_names: string[];
 }
 
 export const showIntegrations: Section = (main) => {
   const list = h('div');
   const refresh = async () => {
     try {
-      const { integrations } = await run<{ integrations: Integration[] }>('integrations list');
+      const integrations = await run<Integration[]>('integrations list');
       fill(
         list,
         table(
@@ -28,8 +28,8 @@ export const showIntegrations: Section = (main) => {
           integrations.map((i) => [
             i.name,
             i.type,
-            i.target ?? '',
-            i.header_names.join(', '),
+            i.config.target ?? '',
+            i.config.header_names.join(', '),
             i.attachments.join(', '),
             i.comment,
             button(

@@ -86,6 +86,7 @@ test('the text is the shared renderer view of the answer; whoami as a literal ta
   const expected = [
     'email:   owner@example.com',
     `user id: ${answer.user_id}`,
+    'region:  local (Local)',
     '',
     `   NAME     FINGERPRINT`,
     `*  default  ${fingerprint}`,
@@ -98,7 +99,7 @@ test('the text is the shared renderer view of the answer; whoami as a literal ta
   const long = readableText(ls, textViewFor('ls'), new Set(['long']));
   assert.match(
     long,
-    /^NAME +STATUS +TAGS +URL +COMMENT +PORT +SSH +CREATED\n. web +running +blue /u,
+    /^NAME +STATUS +TAGS +URL +COMMENT +PORT +SSH +REGION +CREATED\n. web +running +blue /u,
   );
   assert.equal(await onTty(['ls', '-l']), shown(long));
   assert.equal(await onTty(['ls']), shown(readableText(ls, textViewFor('ls'))));

@@ -137,6 +137,8 @@ test('curl with a shell-recipe token: whoami answers the owner; one log line, no
   assert.deepEqual(body, {
     email: 'me@example.com',
     user_id: body.user_id,
+    region: 'local',
+    region_display: 'Local',
     ssh_keys: [{ name: 'me@laptop', fingerprint, public_key: key.publicKeyLine, current: true }],
   });
 

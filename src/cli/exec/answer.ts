@@ -214,16 +214,20 @@ export function execExitCode(response: ExecResponse): number | undefined {
 }
 
 /**
- * Why a streamed VM command ended early, from the `X-Exec-Error` trailer the server adds when
- * it cut the command off (its output, already shown, came first); undefined when it ran to its
- * end. A timeout is the catalogue's `timeout` (exit 7), anything else `unavailable`.
+ * Why a VM command ended early, from the `X-Exec-Error` the server adds when it cut the command
+ * off (a trailer, and a header too when the output was held back); undefined when it ran to its
+ * end. A timeout is the catalogue's `timeout` (exit 7), anything else `unavailable`. A 504
+ * comes only before any output arrived, and says so in its hint.
  */
 export function streamCutOff(response: ExecResponse): ExectlError | undefined {
-  const why = response.trailers['x-exec-error'];
+  const why = response.trailers['x-exec-error'] ?? response.headers['x-exec-error'];
   if (why === undefined) return undefined;
   if (/timed out/.test(why)) {
     return new ExectlError('timeout', why, {
-      hint: `its output so far is above; ${NO_LIMIT_HINT}`,
+      hint:
+        response.status === 504
+          ? `commands stop after 30 s: ${NO_LIMIT_HINT}`
+          : `its output so far is above; ${NO_LIMIT_HINT}`,
     });
   }
   return new ExectlError('unavailable', `the server cut the command off: ${why}`, {

@@ -28,6 +28,7 @@ import { shareAddLinkCommand, shareRemoveLinkCommand } from './share/links.js';
 import { shareReceiveEmailCommand } from './share/receive-email.js';
 import { shareSetPrivateCommand, shareSetPublicCommand } from './share/visibility.js';
 import { shareShowCommand } from './share/show.js';
+import { setRegionCommand } from './set-region.js';
 import { sshCommand } from './ssh.js';
 import { sshKeyAddCommand } from './ssh-key/add.js';
 import { generateApiKeyCommand } from './ssh-key/generate-api-key.js';
@@ -89,6 +90,7 @@ const DEFINITIONS: readonly CommandDefinition<ServiceDeps>[] = [
   teamAcceptCommand,
   teamDeclineCommand,
   teamLeaveCommand,
+  setRegionCommand,
   ...INTEGRATIONS_COMMANDS,
   sshCommand,
 ];

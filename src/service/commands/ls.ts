@@ -21,7 +21,8 @@ export const lsCommand: ServiceCommand = {
       name: 'long',
       short: 'l',
       type: 'boolean',
-      description: 'Text form: also show comment, default port, ssh command and creation time',
+      description:
+        'Also the limits (cpus, memory_bytes, disk_bytes); text form: comment, port, ssh command, region and creation time',
     },
   ],
   args: [{ name: 'pattern', required: false }],
@@ -32,7 +33,8 @@ export const lsCommand: ServiceCommand = {
     const vms = deps.store
       .listVmsVisibleTo(principal.accountId, input.args[0])
       .filter((vm) => isInTagScope(principal, vm));
-    const data: LsData = { vms: vms.map((vm) => vmListing(deps, vm)) };
+    const long = input.flags.boolean('long');
+    const data: LsData = { vms: vms.map((vm) => vmListing(deps, vm, long)) };
     return json(data);
   },
 };

@@ -4,6 +4,7 @@ import { vmDomainOf } from '../config.js';
 import type { ServiceDeps } from '../deps.js';
 import type { VmRecord } from '../store/index.js';
 import type { VmListing, VmSummary } from '../../text-views/vms.js';
+import { regionDisplay } from '../rules/regions.js';
 
 /** Addresses a listener on every interface: not something a user can connect to. */
 const WILDCARD_HOSTS = new Set(['', '0.0.0.0', '::', '[::]']);
@@ -58,6 +59,16 @@ function ownHostName(domain: string): string {
   return ALL_DIALECTS.some((d) => d.compat !== null && d.domain === domain) ? 'localhost' : domain;
 }
 
+/** Where the VM was made and what it runs, as the real service's clients read them. */
+function placement(vm: VmRecord): Pick<VmSummary, 'region' | 'region_display' | 'image'> {
+  // The image as given to `new --image`; null: the host's base system.
+  return {
+    region: vm.region,
+    region_display: regionDisplay(vm.region),
+    image: vm.image?.reference ?? null,
+  };
+}
+
 export function vmSummary(deps: ServiceDeps, vm: VmRecord): VmSummary {
   return {
     vm_name: vm.name,
@@ -66,12 +77,13 @@ export function vmSummary(deps: ServiceDeps, vm: VmRecord): VmSummary {
     tags: vm.tags,
     default_port: vm.defaultPort,
     https_url: httpsUrl(deps, vm.name),
-    image: vm.image?.reference ?? null,
     ...sshAddress(deps, vm),
+    ...placement(vm),
   };
 }
 
-export function vmListing(deps: ServiceDeps, vm: VmRecord): VmListing {
+/** The VM as `ls` lists it; `long` (`ls -l`) adds its limits. */
+export function vmListing(deps: ServiceDeps, vm: VmRecord, long = false): VmListing {
   return {
     vm_name: vm.name,
     emoji: vm.emoji,
@@ -80,8 +92,15 @@ export function vmListing(deps: ServiceDeps, vm: VmRecord): VmListing {
     comment: vm.comment,
     default_port: vm.defaultPort,
     https_url: httpsUrl(deps, vm.name),
-    image: vm.image?.reference ?? null,
     ...sshAddress(deps, vm),
+    ...placement(vm),
     created_at: vm.createdAt,
+    ...(long
+      ? {
+          cpus: vm.limits.cpus,
+          memory_bytes: vm.limits.memoryBytes,
+          disk_bytes: vm.limits.diskBytes,
+        }
+      : {}),
   };
 }

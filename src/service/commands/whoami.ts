@@ -1,7 +1,9 @@
 import { json, type ServiceCommand } from './shared/command.js';
 import { visibleKeys } from './ssh-key/keys.js';
+import { regionDisplay } from '../rules/regions.js';
+import type { RegionData } from '../../text-views/account.js';
 
-interface WhoamiData {
+interface WhoamiData extends RegionData {
   email: string;
   user_id: string;
   ssh_keys: { name: string; fingerprint: string; public_key: string; current: boolean }[];
@@ -13,7 +15,8 @@ interface WhoamiData {
  */
 export const whoamiCommand: ServiceCommand = {
   path: 'whoami',
-  description: 'Show your account: email, user id and SSH keys (current: the key of this request)',
+  description:
+    'Show your account: email, user id, region and SSH keys (current: the key of this request)',
   usage: 'whoami',
   flags: [],
   args: [],
@@ -21,9 +24,12 @@ export const whoamiCommand: ServiceCommand = {
   mutates: false,
   async run(ctx) {
     const { principal } = ctx;
+    const region = ctx.deps.store.getAccount(principal.accountId)?.region ?? 'local';
     const data: WhoamiData = {
       email: principal.email,
       user_id: principal.userId,
+      region,
+      region_display: regionDisplay(region),
       ssh_keys: visibleKeys(ctx).map((key) => ({
         name: key.name,
         fingerprint: key.fingerprint,

@@ -81,7 +81,7 @@ export function createApi(options: ApiOptions): ApiHandler {
     const stopWhen = options.inFlight.track(res);
     const line = (await readBody(req, res, DEFAULTS.bodyLimit)).toString('utf8');
     const result = await admitLine(options, principal, line, entry, stopWhen);
-    if (result.output.kind === 'stream') return sendStream(res, result.output, headers, false);
+    if (result.output.kind === 'stream') return sendStream(res, result.output, { headers });
     // The terminal is the page's WebSocket (terminal.ts), as a pty is SSH's.
     if (result.output.kind === 'interactive') throw result.output.refusal;
     writeJson(res, 200, result.output.data, headers);

@@ -23,15 +23,18 @@ type ArgsShape = Pick<CommandDefinition<unknown>, 'path' | 'flags' | 'args'>;
 /**
  * Parses flags and positional arguments of one command.
  *
- * Forms: `--name value`, `--name=value`, `-n value`, boolean `--long`/`-l`, repeated
- * `string[]` flags; `--` ends flags; a lone `-` is a positional word; any other word starting
- * with `-` is a flag (so `-abc` is an unknown flag: short flags do not bundle). A value may
- * start with a dash (`--comment -x-`), except that `--help` is never taken as a value.
- * `--help` and `--json` are accepted everywhere flags are. Words of a `raw` argument are
- * taken verbatim (see `ArgSpec.raw` in types.ts).
+ * Forms, as the real service's (Go `flag`) parser takes them too: `--name value`,
+ * `--name=value`, `-n value`, `-n=value`, a short flag written long (`--l` is `-l`), boolean `--long`/`-l`
+ * or `--long=true|false` (also `1`/`0`, `t`/`f`), repeated `string[]` flags; a `string[]`
+ * flag declared `commaList` also splits each value at commas (`--tag=a,b` is `--tag a --tag b`;
+ * empty parts are dropped). `--` ends flags; a lone `-` is a positional word; any other word
+ * starting with `-` is a flag (so `-abc` is an unknown flag: short flags do not bundle). A value
+ * may start with a dash (`--comment -x-`), except that `--help` is never taken as a value.
+ * `--help` and `--json` are accepted everywhere flags are. Words of a `raw` argument are taken
+ * verbatim (see `ArgSpec.raw` in types.ts).
  *
  * Error messages (each one sentence, 422, hint `run "<path> --help" for usage`):
- * `unknown flag "--x"`, `flag --name needs a value`, `flag --long does not take a value`,
+ * `unknown flag "--x"`, `flag --name needs a value`, `flag --long takes true or false, not "x"`,
  * `flag --name given more than once`, `unexpected argument "x"`, `missing argument <vm>`.
  */
 export function parseArgs(def: ArgsShape, words: readonly string[]): ParsedArgs {
@@ -70,7 +73,7 @@ export function parseArgs(def: ArgsShape, words: readonly string[]): ParsedArgs 
       positionals.push(word);
       continue;
     }
-    const eq = word.startsWith('--') ? word.indexOf('=') : -1;
+    const eq = word.indexOf('=');
     const typed = eq < 0 ? word : word.slice(0, eq);
     const inline = eq < 0 ? undefined : word.slice(eq + 1);
     if (typed === '--help' || typed === '--json') {
@@ -79,15 +82,18 @@ export function parseArgs(def: ArgsShape, words: readonly string[]): ParsedArgs 
       else json = true;
       continue;
     }
-    const spec = typed.startsWith('--') ? long.get(typed.slice(2)) : short.get(typed.slice(1));
+    const spec = typed.startsWith('--')
+      ? (long.get(typed.slice(2)) ?? short.get(typed.slice(2)))
+      : short.get(typed.slice(1));
     if (spec === undefined) {
       fail(`unknown flag ${JSON.stringify(typed)}`);
       continue;
     }
     const flag = `--${spec.name}`;
     if (spec.type === 'boolean') {
-      if (inline !== undefined) fail(`flag ${flag} does not take a value`);
-      else values.set(spec.name, true);
+      const on = inline === undefined ? true : BOOLEAN_WORDS.get(inline.toLowerCase());
+      if (on === undefined) fail(`flag ${flag} takes true or false, not ${JSON.stringify(inline)}`);
+      else values.set(spec.name, on);
       continue;
     }
     let value = inline;
@@ -104,7 +110,8 @@ export function parseArgs(def: ArgsShape, words: readonly string[]): ParsedArgs 
       values.set(spec.name, value);
     } else {
       const previous = given.has(spec.name) ? values.get(spec.name) : undefined;
-      values.set(spec.name, [...(Array.isArray(previous) ? previous : []), value]);
+      const added = spec.commaList === true ? commaParts(value) : [value];
+      values.set(spec.name, [...(Array.isArray(previous) ? previous : []), ...added]);
     }
     given.add(spec.name);
   }
@@ -123,6 +130,24 @@ export function parseArgs(def: ArgsShape, words: readonly string[]): ParsedArgs 
     json,
     error,
   };
+}
+
+/** The values a boolean flag may be given with `=`, as Go's strconv.ParseBool reads them. */
+const BOOLEAN_WORDS: ReadonlyMap<string, boolean> = new Map([
+  ['true', true],
+  ['t', true],
+  ['1', true],
+  ['false', false],
+  ['f', false],
+  ['0', false],
+]);
+
+/** `a, b,,c` → `['a', 'b', 'c']`: a comma list as the real service splits it. */
+function commaParts(value: string): string[] {
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
 }
 
 interface FlagTables {

@@ -18,9 +18,10 @@ export type FlagValue = string | boolean | string[];
 
 /**
  * One flag of a command. `--help` and `--json` are accepted by every command and must not be
- * declared. Values: `--name value`, `--name=value`, `-n value`; a boolean is just `--name`
- * (there is no `--no-name` form, so a boolean always defaults to false); a `string[]` flag
- * may be repeated and collects its values in order; a `string` flag given twice is an error.
+ * declared. Values: `--name value`, `--name=value`, `-n value` (or `--n value`); a boolean is
+ * `--name` or `--name=true|false` (there is no `--no-name` form, so a boolean always defaults
+ * to false); a `string[]` flag may be repeated and collects its values in order; a `string`
+ * flag given twice is an error.
  */
 export interface FlagSpec {
   /** Long name without dashes, at least two characters: `'name'` is typed `--name`. */
@@ -28,6 +29,11 @@ export interface FlagSpec {
   /** One letter typed with one dash: `'l'` is typed `-l`. */
   short?: string;
   type: 'boolean' | 'string' | 'string[]';
+  /**
+   * Only on a `string[]` flag: each value is also a comma-separated list (`--tag=a,b`), as the
+   * real service takes `--tag` and `--integration`.
+   */
+  commaList?: boolean;
   /** Value when the flag is absent. Booleans: false only; string[]: replaced, not appended to. */
   default?: string | string[] | false;
   /** One line shown by `--help`. */

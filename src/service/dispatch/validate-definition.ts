@@ -42,6 +42,9 @@ function findProblem(def: CommandDefinition<unknown>): string | undefined {
       shorts.add(flag.short);
     }
     if (!defaultMatchesType(flag)) return `default of --${flag.name} does not fit ${flag.type}`;
+    if (flag.commaList === true && flag.type !== 'string[]') {
+      return `only a string[] flag may be a comma list (--${flag.name})`;
+    }
   }
   let optionalSeen = false;
   for (const [index, arg] of def.args.entries()) {

@@ -24,7 +24,10 @@ interface ExecHandlerOptions extends CommandEnvironment {
 export function createExecHandler(options: ExecHandlerOptions) {
   const { deps, auth } = options;
   const namespace = `v0@${deps.config.domain}`;
-  const exitHeaders = dialectsOf(deps.config).map((dialect) => dialect.exitHeader);
+  const dialects = dialectsOf(deps.config);
+  const exitHeaders = dialects.map((dialect) => dialect.exitHeader);
+  // One dialect whose clients take a non-2xx for a transport error makes every answer 200.
+  const exitInStatus = dialects.every((dialect) => dialect.vmExitInStatus);
   const inFlight = new InFlightCommands(options.shutdown);
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -58,8 +61,12 @@ export function createExecHandler(options: ExecHandlerOptions) {
         stopWhen,
       });
       if (result.output.kind === 'stream') {
-        const streamAtOnce = acceptsTrailers(req.headers.te);
-        return sendStream(res, result.output, idHeader, streamAtOnce, exitHeaders);
+        return sendStream(res, result.output, {
+          headers: idHeader,
+          streamAtOnce: acceptsTrailers(req.headers.te),
+          exitHeaders,
+          exitInStatus,
+        });
       }
       // An interactive shell needs a terminal, which HTTP cannot give (SSH with a pty can).
       if (result.output.kind === 'interactive') throw result.output.refusal;

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { ExectlError } from '../../errors.js';
+import { ExectlError, publicFailure } from '../../errors.js';
 import { EXECTL_DIALECT } from '../../dialects.js';
 import type { StreamOutput } from '../dispatch/types.js';
 
@@ -36,26 +36,40 @@ function drained(res: ServerResponse): Promise<void> | undefined {
   });
 }
 
+/** How the answer to one `ssh <vm> <command>` is written: names and statuses of the dialects spoken. */
+export interface StreamAnswerShape {
+  /** On every answer (the request id). */
+  headers?: Record<string, string>;
+  /** The client sent `TE: trailers`: output streams from its first byte. */
+  streamAtOnce?: boolean;
+  /** The exit code's header and trailer, one per dialect the server speaks. */
+  exitHeaders?: readonly string[];
+  /** The held-back answer's status tells the exit code (422, 504); false: always 200. */
+  exitInStatus?: boolean;
+}
+
 /**
- * Answers `ssh <vm> <command>`: raw interleaved output. While it fits in 1 MiB it is held
- * back, so the answer can carry `X-Exec-Exit` and a status (200 for exit 0, 422 otherwise;
- * a timeout throws for the funnel's 504). Past 1 MiB the answer starts streaming with 200 and
- * the exit code follows as the `X-Exec-Exit` trailer, which is then always sent (undici's fetch
- * rejects a body whose announced trailer never comes): {@link STREAMED_TIMEOUT_EXIT} at the
- * deadline, {@link STREAMED_CUT_OFF_EXIT} for any other failure (server shutdown, an internal
- * error), which is rethrown after the answer ended, for the log. `headers` go on the answer too
- * (the request id). A client that reads trailers (`streamAtOnce`: it sent `TE: trailers`)
- * gets the streamed form from the first byte of output (a failure before any output still gets
- * its status). `exitHeaders` name the exit code's header and trailer (one per dialect the server
- * speaks). Resolves with the status sent.
+ * Answers `ssh <vm> <command>`: raw interleaved output, always chunked, always announcing
+ * `Trailer: X-Exec-Exit` and always ending with the exit code in it, whatever the client's `TE`
+ * and whatever happens (SPEC §2): clients of the real service read only the trailer, and Go's
+ * net/http reads it without asking. While the output fits in 1 MiB it is held back, so the
+ * answer also carries the code as a header and a status (200 for exit 0, 422 otherwise, 504
+ * and exit {@link STREAMED_TIMEOUT_EXIT} at the deadline; always 200 when `exitInStatus` is
+ * false). Past 1 MiB, or from the first byte for a client that sent `TE: trailers`, it streams
+ * with 200 and only the trailer tells. A command cut off by the deadline or anything else
+ * (server shutdown, an internal error) ends with {@link STREAMED_TIMEOUT_EXIT} or
+ * {@link STREAMED_CUT_OFF_EXIT} and an `X-Exec-Error` saying why (header and trailer); any
+ * error but the deadline is rethrown after the answer ended, for the log. Resolves with the
+ * status sent.
  */
 export async function sendStream(
   res: ServerResponse,
   output: StreamOutput,
-  headers: Record<string, string> = {},
-  streamAtOnce = false,
-  exitHeaders: readonly string[] = [EXECTL_DIALECT.exitHeader],
+  shape: StreamAnswerShape = {},
 ): Promise<number> {
+  const headers = shape.headers ?? {};
+  const exitHeaders = shape.exitHeaders ?? [EXECTL_DIALECT.exitHeader];
+  const exitInStatus = shape.exitInStatus ?? true;
   // Each name carries the same code: `X-Exec-Exit`, and `X-Exe-Exit` under --compat (SPEC §12).
   const exit = (code: number): Record<string, string> =>
     Object.fromEntries(exitHeaders.map((name) => [name, String(code)]));
@@ -63,17 +77,31 @@ export async function sendStream(
   let heldBytes = 0;
   let streaming = false;
 
+  /** The head of every answer; `ending` (the held-back answer's end) adds the code as headers. */
+  const writeHead = (status: number, ending: Record<string, string> = {}) => {
+    res.writeHead(
+      status,
+      Object.assign(
+        {},
+        headers,
+        { 'Content-Type': 'application/octet-stream', Trailer: exitHeaders.join(', ') },
+        ending,
+      ),
+    );
+  };
   const startStreaming = () => {
     streaming = true;
-    res.writeHead(
-      200,
-      Object.assign({}, headers, {
-        'Content-Type': 'application/octet-stream',
-        Trailer: exitHeaders.join(', '),
-      }),
-    );
+    writeHead(200);
     for (const chunk of held) res.write(chunk);
     held.length = 0;
+  };
+  /** Ends a held-back answer: its status and code as headers, the output, the same as trailers. */
+  const endHeld = (status: number, ending: Record<string, string>) => {
+    writeHead(exitInStatus ? status : 200, ending);
+    for (const chunk of held) res.write(chunk);
+    res.addTrailers(ending);
+    res.end();
+    return exitInStatus ? status : 200;
   };
 
   let exitCode: number;
@@ -83,7 +111,7 @@ export async function sendStream(
         if (!streaming) {
           held.push(chunk);
           heldBytes += chunk.length;
-          if (streamAtOnce || heldBytes > BUFFER_LIMIT) startStreaming();
+          if (shape.streamAtOnce === true || heldBytes > BUFFER_LIMIT) startStreaming();
           return drained(res);
         }
         // A client gone or a timed-out answer takes nothing more; the command is being stopped.
@@ -93,23 +121,27 @@ export async function sendStream(
       },
     }));
   } catch (err) {
-    if (!streaming) throw err;
-    // The status is already on the wire: the trailer is the only way left to say what happened.
     const timedOut = err instanceof ExectlError && err.code === 'timeout';
-    res.addTrailers(
-      Object.assign(exit(timedOut ? STREAMED_TIMEOUT_EXIT : STREAMED_CUT_OFF_EXIT), {
-        // Says why, so a client can tell a timeout from a program that exited 124 itself.
-        'X-Exec-Error': timedOut ? err.message : 'cut off by the server',
-      }),
-    );
+    const ending = Object.assign(exit(timedOut ? STREAMED_TIMEOUT_EXIT : STREAMED_CUT_OFF_EXIT), {
+      // Says why, so a client can tell a timeout from a program that exited 124 itself.
+      'X-Exec-Error': timedOut ? err.message : 'cut off by the server',
+    });
+    let status = 200;
+    if (streaming) {
+      // The status is already on the wire: the trailer is the only way left to say what happened.
+      res.addTrailers(ending);
+    } else {
+      status = endHeld(publicFailure(err).error.status, ending);
+    }
     if (timedOut) {
-      res.end();
-      return 200;
+      if (streaming) res.end();
+      return status;
     }
     // Cut off by a shutdown (or a fault): the connection closes once the trailer is out, as a
     // 503 says `Connection: close`, so the server need not wait for it to idle.
     const socket = res.socket;
-    res.end(() => socket?.end());
+    if (streaming) res.end(() => socket?.end());
+    else res.once('finish', () => socket?.end());
     throw err;
   }
 
@@ -118,18 +150,5 @@ export async function sendStream(
     res.end();
     return 200;
   }
-  const status = exitCode === 0 ? 200 : 422;
-  const body = Buffer.concat(held, heldBytes);
-  // Object.assign, not a spread plus fields: see writeJson.
-  res.writeHead(
-    status,
-    Object.assign(
-      {},
-      headers,
-      { 'Content-Type': 'application/octet-stream', 'Content-Length': body.length },
-      exit(exitCode),
-    ),
-  );
-  res.end(body);
-  return status;
+  return endHeld(exitCode === 0 ? 200 : 422, exit(exitCode));
 }

@@ -79,6 +79,8 @@ const SCOPED_KEY_RULES: Readonly<Record<string, ScopedKeyRule>> = {
   'team accept': TEAM,
   'team decline': TEAM,
   'team leave': TEAM,
+  // The account's region is the owner's choice, as the real service keeps it from such keys.
+  'set-region': { refused: 'change the region' },
   'integrations list': 'narrowed',
   'integrations add': 'narrowed',
   'integrations remove': 'narrowed',

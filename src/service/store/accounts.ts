@@ -13,6 +13,8 @@ export interface Account {
   /** Unique, compared case-insensitively; kept as first written. */
   email: string;
   createdAt: string;
+  /** Where its next VMs are made (`set-region`): a code of rules/regions.ts, `local` at first. */
+  region: string;
 }
 
 /** What `removeAccount` deleted; the VM runtime still has to remove these VMs' disks. */
@@ -40,6 +42,8 @@ export interface AccountStore {
    * (`a@b.c owns a team with other members`) while others are in its team.
    */
   removeAccount(accountId: number): RemovedAccount;
+  /** Records the region of the account's next VMs (its VMs keep theirs). */
+  setRegion(accountId: number, region: string): void;
 }
 
 interface AccountRow {
@@ -47,15 +51,17 @@ interface AccountRow {
   user_id: string;
   email: string;
   created_at: string;
+  region: string;
 }
 
-const ACCOUNT_COLUMNS = 'id, user_id, email, created_at';
+const ACCOUNT_COLUMNS = 'id, user_id, email, created_at, region';
 
 const toAccount = (row: AccountRow): Account => ({
   id: row.id,
   userId: row.user_id,
   email: row.email,
   createdAt: row.created_at,
+  region: row.region,
 });
 
 /** Everything before the last `@` (local parts may themselves contain a quoted `@`). */
@@ -93,6 +99,7 @@ export function accountStore(
   );
   const dropSharesWith = db.prepare<[string]>('DELETE FROM vm_shares WHERE email = ?');
   const remove = db.prepare<[number]>('DELETE FROM accounts WHERE id = ?');
+  const updateRegion = db.prepare<[string, number]>('UPDATE accounts SET region = ? WHERE id = ?');
 
   return {
     createAccount: writeTransaction(
@@ -144,6 +151,12 @@ export function accountStore(
       dropSharesWith.run(row.email);
       remove.run(accountId);
       return { account: toAccount(row), vms };
+    }),
+
+    setRegion: writeTransaction(ctx, (accountId: number, region: string) => {
+      if (updateRegion.run(region, accountId).changes === 0) {
+        throw new StoreConflictError('not_found', 'account no longer exists');
+      }
     }),
   };
 }

@@ -150,6 +150,17 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 5,
+    description: 'regions (SPEC §3 set-region) and share messages (SPEC §3 share add --message)',
+    sql: `
+      -- The region of an account's next VMs, and the one each VM was made in: nothing moves.
+      ALTER TABLE accounts ADD COLUMN region TEXT NOT NULL DEFAULT 'local' CHECK (region GLOB '[a-z]*');
+      ALTER TABLE vms ADD COLUMN region TEXT NOT NULL DEFAULT 'local' CHECK (region GLOB '[a-z]*');
+      -- What the owner wrote to the recipient with \`share add --message\`; '' when nothing.
+      ALTER TABLE vm_shares ADD COLUMN message TEXT NOT NULL DEFAULT '';
+    `,
+  },
+  {
     version: 6,
     description: 'account defaults, custom domains, share links, team ssh access (SPEC §3)',
     sql: `
@@ -230,7 +241,7 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    version: 10,
+    version: 9,
     description: 'the image a VM boots (SPEC §4a new --image), its digest and its command',
     sql: `
       -- NULL: the default base system. The reference as the user gave it; its manifest digest

@@ -52,6 +52,8 @@ export interface VmRecord {
   limits: VmLimitsRecord;
   /** The image it boots; null: the default base system. */
   image: VmImage | null;
+  /** The region it was made in: its owner's `set-region` then (rules/regions.ts). */
+  region: string;
 }
 
 /** A VM's limits as stored: vm/'s one Limits type. */
@@ -81,11 +83,12 @@ export interface VmRow {
   image: string | null;
   image_digest: string | null;
   image_command: string | null;
+  region: string;
 }
 
 export const VM_COLUMNS = `v.id, v.name, v.account_id, v.emoji, v.status, v.comment, v.default_port,
   v.visibility, v.env, v.setup_script, v.reflection_secret, v.created_at,
-  v.cpus, v.memory_bytes, v.pids, v.disk_bytes, v.setup_status, v.setup_last_line,
+  v.cpus, v.memory_bytes, v.pids, v.disk_bytes, v.setup_status, v.setup_last_line, v.region,
   v.image, v.image_digest, v.image_command,
   (SELECT json_group_array(t.tag ORDER BY t.tag) FROM vm_tags t WHERE t.vm_id = v.id) AS tags`;
 
@@ -130,5 +133,6 @@ export function toVmRecord(row: VmRow): VmRecord {
       row.image === null
         ? null
         : { reference: row.image, digest: row.image_digest, command: row.image_command ?? 'auto' },
+    region: row.region,
   };
 }

@@ -38,6 +38,8 @@ export interface NewVm {
   integrations?: string[];
   /** The image it boots (its digest unknown yet, or `cp`'s source's); default: none. */
   image?: VmImage | null;
+  /** Default `local`. */
+  region?: string;
 }
 
 export interface VmStore {
@@ -132,6 +134,7 @@ export function vmStore(ctx: StoreContext): VmStore {
       number | null,
       number | null,
       number | null,
+      string,
       string | null,
       string | null,
       string | null,
@@ -139,8 +142,8 @@ export function vmStore(ctx: StoreContext): VmStore {
   >(
     `INSERT INTO vms (account_id, name, emoji, status, comment, default_port, visibility, env,
        setup_script, reflection_secret, created_at, setup_status, cpus, memory_bytes, pids,
-       disk_bytes, image, image_digest, image_command)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       disk_bytes, region, image, image_digest, image_command)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const byId = db.prepare<[number], VmRow>(`SELECT ${VM_COLUMNS} FROM vms v WHERE v.id = ?`);
   const byName = db.prepare<[string], VmRow>(GET_VM_BY_NAME_SQL);
@@ -231,6 +234,7 @@ export function vmStore(ctx: StoreContext): VmStore {
             input.limits?.memoryBytes ?? null,
             input.limits?.pids ?? null,
             input.limits?.diskBytes ?? null,
+            input.region ?? 'local',
             input.image?.reference ?? null,
             input.image?.digest ?? null,
             input.image?.command ?? null,

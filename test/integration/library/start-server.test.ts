@@ -356,6 +356,8 @@ test('compat: "exe.dev" speaks the real service names; its mint signs for v0@exe
     const client = new Client({ url: server.url, token: exe0 });
     assert.deepEqual(Object.keys((await client.exec('whoami')) as object).sort(), [
       'email',
+      'region',
+      'region_display',
       'ssh_keys',
       'user_id',
     ]);

@@ -262,7 +262,7 @@ test('headersToVm: a visitor is named, with the ctx bytes as UTF-8 on the wire',
       exp: null,
       via: 'token' as const,
     },
-    account: { id: 1, userId: 'usr_ABC', email: 'zoë@example.com', createdAt: '' },
+    account: { id: 1, userId: 'usr_ABC', email: 'zoë@example.com', createdAt: '', region: 'local' },
     permissions: { ctxRaw: '{"é":"\u007f"}' },
   };
   const headers = headersToVm(incoming(['Host', 'vm1.localhost:7070']), {
@@ -377,7 +377,7 @@ test('headersToVm under --compat exe.dev: the visitor is named in both sets of h
       exp: null,
       via: 'token' as const,
     },
-    account: { id: 1, userId: 'usr_ABC', email: 'ada@example.com', createdAt: '' },
+    account: { id: 1, userId: 'usr_ABC', email: 'ada@example.com', createdAt: '', region: 'local' },
     permissions: { ctxRaw: '{"app":1}' },
   };
   const headers = headersToVm(incoming(['Host', 'vm1.exe.xyz']), {

@@ -23,6 +23,8 @@ test('exec: whoami --json answers the owner account as JSON, current key marked'
     JSON.stringify({
       email: 'owner@example.com',
       user_id: h.owner.account.userId,
+      region: 'local',
+      region_display: 'Local',
       ssh_keys: [
         { name: 'laptop', fingerprint: key.fingerprint, public_key: key.publicKey, current: true },
       ],

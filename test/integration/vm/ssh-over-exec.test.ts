@@ -83,7 +83,12 @@ describe('ssh <vm> over /exec (bwrap)', () => {
   test('a 45 s command answers 504 at the 30 s deadline and its processes are gone', async () => {
     const r = await exec(svc, token, "ssh vm1 'sleep 45 & sleep 45; echo never'");
     assert.equal(r.status, 504);
-    assert.deepEqual(JSON.parse(r.body.toString()), { error: 'command timed out after 30s' });
+    assert.equal(r.body.toString(), '');
+    assert.equal(r.headers['x-exec-error'], 'command timed out after 30s');
+    assert.deepEqual(r.trailers, {
+      'x-exec-exit': '124',
+      'x-exec-error': 'command timed out after 30s',
+    });
     assert.ok(r.seconds >= 29 && r.seconds <= 33, `answered after ${r.seconds}s`);
     const left = execFileSync('ps', ['-eo', 'args']).toString().split('\n');
     assert.deepEqual(

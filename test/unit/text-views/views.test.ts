@@ -31,8 +31,8 @@ const VIEWS: readonly [string, unknown, string[], string][] = [
     'ls',
     { vms: [VM] },
     ['long'],
-    'NAME    STATUS   TAGS       URL                  COMMENT  PORT  SSH  CREATED\n' +
-      '🦦 web  running  blue,prod  https://web.example  api      8080  -    2026-01-01T00:00:00Z\n',
+    'NAME    STATUS   TAGS       URL                  COMMENT  PORT  SSH  REGION  CREATED\n' +
+      '🦦 web  running  blue,prod  https://web.example  api      8080  -    -       2026-01-01T00:00:00Z\n',
   ],
   ['ls', { vms: [] }, [], 'no vms\n'],
   [

@@ -114,17 +114,15 @@ const TABLES: readonly [string, (width: number | undefined) => string][] = [
     'integrations list',
     (w) =>
       readableText(
-        {
-          integrations: [
-            {
-              name: 'openai',
-              type: 'llm',
-              comment: LONG,
-              target: `https://api.openai.com/${LONG}`,
-              attachments: ['tag:ai', 'vm:web', 'vm:db-with-a-rather-long-name'],
-            },
-          ],
-        },
+        [
+          {
+            name: 'openai',
+            type: 'llm',
+            comment: LONG,
+            config: { target: `https://api.openai.com/${LONG}`, header_names: [] },
+            attachments: ['tag:ai', 'vm:web', 'vm:db-with-a-rather-long-name'],
+          },
+        ],
         textViewFor('integrations list'),
         new Set(),
         w,

@@ -54,6 +54,9 @@ async function runRun(
     request: { prepared, onChunk: streamSink(ctx.stdout) },
     whileWaiting: () => startSpinner(ctx, spinnerText(prepared)),
   });
+  // A VM command cut off says why in X-Exec-Error, whatever the status (SPEC §2).
+  const cutOff = streamCutOff(response);
+  if (cutOff !== undefined) throw cutOff;
   const ok = response.status >= 200 && response.status < 300;
   if (!ok || (!isJson(response) && !isVmOutput(response))) {
     if (response.status === 422 && failureKind(response) === 'result') {
@@ -75,8 +78,6 @@ async function runRun(
       (JSON.parse(response.body.toString('utf8')) as { magic_link: string }).magic_link,
     );
   }
-  const cutOff = streamCutOff(response);
-  if (cutOff !== undefined) throw cutOff;
   const exit = execExitCode(response);
   if (exit !== undefined && exit !== 0) {
     // Streamed output of `ssh <vm> ...` whose exit code came in the trailer.

@@ -1,15 +1,13 @@
 import { json, type ServiceCommand } from '../shared/command.js';
-import { integrationView, type IntegrationView } from './view.js';
+import { integrationView } from './view.js';
 import { isIntegrationInTagScope } from '../../rules/tag-scope.js';
-
-interface IntegrationsListData {
-  integrations: IntegrationView[];
-}
+import type { ListedIntegration } from '../../../text-views/sharing.js';
 
 /**
  * `integrations list` — the caller's integrations by name, with their targets and attachments
- * and the names (never the values) of the headers they add. A tag-scoped key sees only those
- * attached to its tag.
+ * and the names (never the values) of the headers they add, as a JSON array of the real
+ * service's shape (`config` holds what the type is set up with). A tag-scoped key sees only
+ * those attached to its tag.
  */
 export const integrationsListCommand: ServiceCommand = {
   path: 'integrations list',
@@ -24,9 +22,20 @@ export const integrationsListCommand: ServiceCommand = {
     const records = ctx.deps.store
       .listIntegrations(principal.accountId)
       .filter((integration) => isIntegrationInTagScope(principal, integration));
-    const data: IntegrationsListData = {
-      integrations: records.map((record) => integrationView(ctx, record)),
-    };
+    const data: ListedIntegration[] = records.map((record) => {
+      const shown = integrationView(ctx, record);
+      return {
+        name: shown.name,
+        type: shown.type,
+        config: {
+          target: shown.target,
+          header_names: shown.header_names,
+          ...(shown.type === 'reflection' ? { fields: shown.fields } : {}),
+        },
+        attachments: shown.attachments,
+        comment: shown.comment,
+      };
+    });
     return json(data);
   },
 };

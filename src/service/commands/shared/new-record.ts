@@ -10,13 +10,13 @@ import { DEFAULTS } from '../../config.js';
 /** Random names tried before giving up (1600 combinations: collisions stay rare). */
 const RANDOM_NAME_TRIES = 20;
 
-/** A new VM's fields but its name and emoji (which follows from the name). */
-export type NewVmFields = Omit<NewVm, 'name' | 'emoji'>;
+/** A new VM's fields but its name, emoji (which follows from the name) and region. */
+export type NewVmFields = Omit<NewVm, 'name' | 'emoji' | 'region'>;
 
 /**
  * Stores the record of a new VM named `name` (checked already), or without one a random free
  * `adjective-noun` (the store's uniqueness check settles races). A tag-scoped caller's VM also
- * gets the key's tag.
+ * gets the key's tag; every VM gets its owner's region as it is now (`set-region`).
  * @throws 422 `vm name "n" is not available: choose another`, or when no random name was free;
  *   422 when the account owns `--max-vms-per-account` VMs already.
  */
@@ -27,8 +27,9 @@ export function storeNewVm(
 ): VmRecord {
   refuseBeyondVmLimit(ctx, fields.accountId);
   const tags = withScopeTag(ctx.principal, fields.tags ?? []);
+  const region = ctx.deps.store.getAccount(fields.accountId)?.region ?? 'local';
   const create = (n: string) =>
-    ctx.deps.store.createVm({ ...fields, tags, name: n, emoji: emojiFor(n) });
+    ctx.deps.store.createVm({ ...fields, tags, region, name: n, emoji: emojiFor(n) });
   if (name !== undefined) return create(name);
   for (let attempt = 0; attempt < RANDOM_NAME_TRIES; attempt += 1) {
     const random = randomVmName();

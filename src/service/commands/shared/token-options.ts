@@ -7,6 +7,7 @@ import type { ServiceDeps } from '../../deps.js';
 import { isAllowed } from '../../dispatch/authorize.js';
 import type { CommandRegistry } from '../../dispatch/registry.js';
 import { quote } from '../../rules/validate.js';
+import { isRealServiceCommand } from '../../rules/real-service-commands.js';
 import { rfc3339 } from '../../../time.js';
 
 /** SPEC §1.3: the latest `exp` a token may carry (2100-01-01). */
@@ -72,8 +73,10 @@ export function delegableExpiry(
 
 /**
  * `--cmds a,b` (repeatable): the command paths, split at commas, trimmed, duplicates dropped,
- * in order. Each must be a command of this server (`ssh <vm>` too), so a typo cannot make a
- * token that silently allows nothing. An empty list means "the defaults" (no `cmds` field).
+ * in order. Each must be a command of this server (`ssh <vm>` too) or of the real service's
+ * command reference (rules/real-service-commands.ts: code written for it names those), so a
+ * typo cannot make a token that silently allows nothing. An empty list means "the defaults"
+ * (no `cmds` field).
  *
  * @throws 422 `empty entry in --cmds` or `unknown command in --cmds: "x"`.
  */
@@ -85,7 +88,7 @@ export function parseCmdsFlag<Deps>(
   const cmds: string[] = [];
   for (const entry of values.flatMap((v) => v.split(',')).map((c) => c.trim())) {
     if (entry === '') throw commandFailed('empty entry in --cmds');
-    if (!isCommandPath(entry, registry)) {
+    if (!isCommandPath(entry, registry) && !isRealServiceCommand(entry)) {
       throw commandFailed(`unknown command in --cmds: ${quote(entry)}`);
     }
     if (!cmds.includes(entry)) cmds.push(entry);

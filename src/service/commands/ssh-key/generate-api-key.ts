@@ -15,6 +15,8 @@ import { checkKeyName, checkTag, quote } from '../../rules/validate.js';
 import { findVisibleVm, refuseIfTagScoped } from '../shared/vm-access.js';
 import { commandFailed } from '../../../errors.js';
 import type { Principal } from '../../dispatch/types.js';
+import { svc1In, tokenDialectOf } from '../../../dialects.js';
+import { dialectsOf } from '../../config.js';
 
 const DEFAULT_EXP = '30d';
 
@@ -133,7 +135,8 @@ export const generateApiKeyCommand: ServiceCommand = {
     });
     const data: ApiKeyData = {
       label,
-      token: svc1.handle,
+      // `exe1.…` under --compat exe.dev, as the real service's clients store it (SPEC §3).
+      token: svc1In(svc1.handle, tokenDialectOf(dialectsOf(deps.config))),
       namespace,
       fingerprint: key.fingerprint,
       expires_at: exp === null ? null : rfc3339(exp),

@@ -21,8 +21,8 @@ const VM = {
 const LS = { vms: [VM] };
 const SHORT = 'NAME    STATUS   TAGS  URL\n🦦 web  running  -     https://web.example\n';
 const LONG =
-  'NAME    STATUS   TAGS  URL                  COMMENT  PORT  SSH  CREATED\n' +
-  '🦦 web  running  -     https://web.example  -        8080  -    t\n';
+  'NAME    STATUS   TAGS  URL                  COMMENT  PORT  SSH  REGION  CREATED\n' +
+  '🦦 web  running  -     https://web.example  -        8080  -    -       t\n';
 const HELP = {
   name: 'ssh-key',
   usage: 'ssh-key <subcommand>',

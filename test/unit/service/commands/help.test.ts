@@ -73,6 +73,7 @@ const ALL_PATHS = [
   'team accept',
   'team decline',
   'team leave',
+  'set-region',
   'integrations',
   'integrations list',
   'integrations add',

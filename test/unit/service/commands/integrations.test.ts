@@ -33,8 +33,21 @@ const reflection = {
   fields: ALL_FIELDS,
 };
 
+/** An integration as `integrations list` answers it: the real service's shape (a JSON array). */
+function listedAs(integration: typeof reflection | Record<string, unknown>) {
+  const { name, type, comment, target, attachments, header_names, fields } =
+    integration as typeof reflection;
+  return {
+    name,
+    type,
+    config: { target, header_names, ...(type === 'reflection' ? { fields } : {}) },
+    attachments,
+    comment,
+  };
+}
+
 test('every account starts with reflection attached auto:all, opening every field', async () => {
-  assert.deepEqual(await fx.run(ada, 'integrations list'), { integrations: [reflection] });
+  assert.deepEqual(await fx.run(ada, 'integrations list'), [listedAs(reflection)]);
 });
 
 test('add llm: target, headers (names shown, values never), comment, attachments', async () => {
@@ -53,7 +66,7 @@ test('add llm: target, headers (names shown, values never), comment, attachments
   };
   assert.deepEqual(await fx.run(ada, line), openai);
   const listed = await fx.run(ada, 'integrations list');
-  assert.deepEqual(listed, { integrations: [openai, reflection] });
+  assert.deepEqual(listed, [listedAs(openai), listedAs(reflection)]);
   assert.ok(!JSON.stringify(listed).includes('sk-live'));
   assert.ok(!(await fx.text(ada, 'integrations list')).includes('sk-live'));
   // The store keeps the lines as typed: the proxy adds them.
@@ -105,7 +118,7 @@ test('add reflection with --fields (with or without "/", SPEC order); "" opens n
     await fx.text(ada, 'integrations remove refl-none'),
     'removed integration refl-none\n',
   );
-  assert.deepEqual(await fx.run(ada, 'integrations list'), { integrations: [reflection] });
+  assert.deepEqual(await fx.run(ada, 'integrations list'), [listedAs(reflection)]);
 });
 
 test('rename, attach, detach answer the integration; a rename keeps attachments', async () => {
@@ -149,9 +162,10 @@ test('new --integration attaches vm:<name>; the list shows it', async () => {
   await fx.run(ada, 'integrations add github --name gh --target https://github.com');
   const vm = fx.addVm(ada, 'builder', { integrations: ['gh'] });
   const listed = (await fx.run(ada, 'integrations list')) as {
-    integrations: { name: string; attachments: string[] }[];
-  };
-  assert.deepEqual(listed.integrations.find((i) => i.name === 'gh')?.attachments, ['vm:builder']);
+    name: string;
+    attachments: string[];
+  }[];
+  assert.deepEqual(listed.find((i) => i.name === 'gh')?.attachments, ['vm:builder']);
   assert.deepEqual(
     fx.store.integrationsForVm(vm).map((i) => i.name),
     ['gh', 'reflection'],
@@ -161,7 +175,7 @@ test('new --integration attaches vm:<name>; the list shows it', async () => {
 
 test('integrations are per account: another account neither sees nor touches them', async () => {
   await fx.run(ada, 'integrations add llm --name mine --target http://198.51.100.7:9');
-  assert.deepEqual(await fx.run(bob, 'integrations list'), { integrations: [reflection] });
+  assert.deepEqual(await fx.run(bob, 'integrations list'), [listedAs(reflection)]);
   for (const line of [
     'integrations remove mine',
     'integrations rename mine theirs',

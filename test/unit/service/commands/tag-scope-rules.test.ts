@@ -99,6 +99,7 @@ const EVERY_COMMAND: [path: string, line: string, outcome: 'runs' | ReturnType<t
     ['team accept', 'team accept bob@example.com', refused('change the team')],
     ['team decline', 'team decline', refused('change the team')],
     ['team leave', 'team leave', refused('change the team')],
+    ['set-region', 'set-region fra', refused('change the region')],
     ['integrations list', 'integrations list', 'runs'],
     ['integrations add', 'integrations add reflection --name ci-refl', 'runs'],
     ['integrations remove', 'integrations remove no-such-integration', 'runs'],
@@ -182,10 +183,11 @@ test('svc0-to-svc1 takes only a token its own key signed', async () => {
 
 test('integrations: it sees only those attached to tag:ci, and of them only its scope', async () => {
   const listed = (await fx.run(ci, 'integrations list')) as {
-    integrations: { name: string; attachments: string[] }[];
-  };
+    name: string;
+    attachments: string[];
+  }[];
   assert.deepEqual(
-    listed.integrations.map((i) => [i.name, i.attachments]),
+    listed.map((i) => [i.name, i.attachments]),
     [
       ['ci-refl', ['tag:ci']],
       ['wide', ['tag:ci']],
@@ -193,10 +195,11 @@ test('integrations: it sees only those attached to tag:ci, and of them only its 
   );
   // The owner sees every integration and attachment.
   const all = (await fx.run(ada, 'integrations list')) as {
-    integrations: { name: string; attachments: string[] }[];
-  };
+    name: string;
+    attachments: string[];
+  }[];
   assert.deepEqual(
-    all.integrations.map((i) => [i.name, i.attachments]),
+    all.map((i) => [i.name, i.attachments]),
     [
       ['ci-refl', ['tag:ci']],
       ['reflection', ['auto:all']],

@@ -41,11 +41,13 @@ test('cp: a new VM with the disk, tags, comment, port and env; the two disks are
     tags: ['prod'],
     default_port: 3000,
     https_url: 'http://web-copy.localhost:7070',
-    image: null,
     ssh_dest: 'vm+web-copy@localhost',
     ssh_host: 'localhost',
     ssh_port: 7022,
     ssh_user: 'vm+web-copy',
+    region: 'local',
+    region_display: 'Local',
+    image: null,
   });
   const [from, to] = ['web', 'web-copy'].map((n) => fx.store.getVmByName(n)!);
   assert.deepEqual(

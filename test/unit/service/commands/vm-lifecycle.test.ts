@@ -44,11 +44,13 @@ test('new: every option lands in the VM; the setup script ran once inside; statu
     tags: ['eu', 'prod'],
     default_port: 8000,
     https_url: 'http://web.localhost:7070',
-    image: null,
     ssh_dest: 'vm+web@localhost',
     ssh_host: 'localhost',
     ssh_port: 7022,
     ssh_user: 'vm+web',
+    region: 'local',
+    region_display: 'Local',
+    image: null,
   });
   const vm = fx.store.getVmByName('web')!;
   assert.equal(vm.accountId, ada.account.id);
@@ -89,7 +91,8 @@ test('new without --name picks a free adjective-noun name', async () => {
       'tags:   -\n' +
       'port:   8000\n' +
       'url:    http://texted.localhost:7070\n' +
-      'ssh:    ssh -p 7022 vm+texted@localhost\n',
+      'ssh:    ssh -p 7022 vm+texted@localhost\n' +
+      'region: local\n',
   );
 });
 
@@ -139,7 +142,10 @@ test('new: invalid input is refused before anything is made', async () => {
     ['new --env A=1 --env A=2', '--env A given more than once'],
     ['new --name lonely --integration ghost', 'integration "ghost" not found'],
     ['new --name x1 --name x2', 'flag --name given more than once'],
-    ['new extra', 'unexpected argument "extra"'],
+    ['new one extra', 'unexpected argument "extra"'],
+    ['new --name=one two', 'two names given, "two" and --name "one": give one'],
+    ['new --prompt=hi', '--prompt is not taken: no coding agent runs in this emulator'],
+    ['new --memory=lots', 'invalid --memory "lots": expected a size such as 512M or 4G'],
   ];
   for (const [line, message] of cases) {
     assert.deepEqual(await fx.fail(ada, line), { status: 422, message, body: undefined }, line);

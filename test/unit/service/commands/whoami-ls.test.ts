@@ -25,6 +25,8 @@ test('whoami answers the account and marks the key of this request as current', 
   assert.deepEqual(await fx.run(ada, 'whoami'), {
     email: 'ada@example.com',
     user_id: ada.account.userId,
+    region: 'local',
+    region_display: 'Local',
     ssh_keys: [
       {
         name: 'default',
@@ -54,6 +56,7 @@ test('whoami as text: the account then a table of keys with a star on the curren
     text,
     'email:   bob@example.com\n' +
       `user id: ${bob.account.userId}\n` +
+      'region:  local (Local)\n' +
       '\n' +
       `   NAME     FINGERPRINT\n` +
       `*  default  ${bob.signer.publicKey.fingerprint}\n`,
@@ -75,11 +78,13 @@ test('ls lists own and shared VMs with every field, sorted by name', async () =>
     comment: '',
     default_port: 8000,
     https_url: `http://${name}.localhost:7070`,
-    image: null,
     ssh_dest: `vm+${name}@localhost`,
     ssh_host: 'localhost',
     ssh_port: 7022,
     ssh_user: `vm+${name}`,
+    region: 'local',
+    region_display: 'Local',
+    image: null,
     created_at: T0,
     ...extra,
   });
@@ -90,8 +95,12 @@ test('ls lists own and shared VMs with every field, sorted by name', async () =>
       entry('web', { tags: ['eu', 'prod'], comment: 'the site', default_port: 3000 }),
     ],
   });
-  // -l changes only the text form.
-  assert.deepEqual(await fx.run(ada, 'ls -l'), await fx.run(ada, 'ls'));
+  // -l adds each VM's limits (SPEC §3), the defaults here.
+  const limits = { cpus: 2, memory_bytes: 2 * 2 ** 30, disk_bytes: 10 * 2 ** 30 };
+  const short = (await fx.run(ada, 'ls')) as { vms: Record<string, unknown>[] };
+  assert.deepEqual(await fx.run(ada, 'ls -l'), {
+    vms: short.vms.map((vm) => ({ ...vm, ...limits })),
+  });
   assert.deepEqual(await fx.run(bob, 'ls'), {
     vms: [entry('bob-api', { tags: ['prod'] }), entry('bob-private')],
   });
@@ -119,8 +128,8 @@ test('ls as text: a short table, and -l adds comment, port, ssh command and crea
   );
   assert.equal(
     await fx.text(carol, 'ls -l'),
-    'NAME   STATUS   TAGS  URL                       COMMENT  PORT  SSH                          CREATED\n' +
-      `${e} cv  running  a,b   http://cv.localhost:7070  résumé   8000  ssh -p 7022 vm+cv@localhost  ${T0}\n`,
+    'NAME   STATUS   TAGS  URL                       COMMENT  PORT  SSH                          REGION  CREATED\n' +
+      `${e} cv  running  a,b   http://cv.localhost:7070  résumé   8000  ssh -p 7022 vm+cv@localhost  local   ${T0}\n`,
   );
 });
 

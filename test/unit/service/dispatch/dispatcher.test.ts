@@ -137,7 +137,7 @@ test('the view sees the boolean flags it reads: ls -l shows the long columns', a
   );
   assert.equal(
     long.textRenderer?.({ vms: [vm] }, undefined).split('\n')[0],
-    'NAME    STATUS   TAGS  URL                  COMMENT  PORT  SSH  CREATED',
+    'NAME    STATUS   TAGS  URL                  COMMENT  PORT  SSH  REGION  CREATED',
   );
 });
 

@@ -49,7 +49,7 @@ export const newCommand = echoing({
   mutates: true,
   flags: [
     { name: 'name', short: 'n', type: 'string', description: 'Name of the VM' },
-    { name: 'tag', type: 'string[]', description: 'A tag, repeatable' },
+    { name: 'tag', type: 'string[]', commaList: true, description: 'A tag, repeatable' },
     { name: 'comment', type: 'string', description: 'A comment' },
     { name: 'size', type: 'string', default: 'small', description: 'Machine size' },
     { name: 'env', type: 'string[]', default: ['LANG=C'], description: 'K=V, repeatable' },

@@ -14,6 +14,7 @@ describe('createAccount', () => {
       userId: account.userId,
       email: 'Ada.Lovelace@Example.org',
       createdAt: T0,
+      region: 'local',
     });
     assert.deepEqual(f.store.getTeamOfAccount(account.id), {
       team: {
@@ -192,5 +193,19 @@ describe('removeAccount', () => {
       kind: 'not_found',
       message: 'account no longer exists',
     });
+  });
+});
+
+describe('setRegion', () => {
+  test('records the region for the account alone; an account gone is a conflict', () => {
+    const one = f.store.createAccount('region-one@x.io');
+    const two = f.store.createAccount('region-two@x.io');
+    f.store.setRegion(one.id, 'fra');
+    assert.equal(f.store.getAccount(one.id)?.region, 'fra');
+    assert.equal(f.store.getAccount(two.id)?.region, 'local');
+    assert.throws(
+      () => f.store.setRegion(999_999, 'fra'),
+      (err) => err instanceof StoreConflictError && err.message === 'account no longer exists',
+    );
   });
 });

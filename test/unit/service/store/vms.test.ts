@@ -47,6 +47,7 @@ describe('createVm', () => {
       createdAt: T0,
       limits: DEFAULT_VM_LIMITS,
       image: null,
+      region: 'local',
     });
   });
 
@@ -70,6 +71,7 @@ describe('createVm', () => {
       setupScript: 'apt-get install -y jq',
       integrations: ['gh'],
       image: { reference: 'ubuntu:22.04', digest: null, command: 'none' },
+      region: 'fra',
     });
     assert.deepEqual(
       { ...vm, id: 0, reflectionSecret: '' },
@@ -90,6 +92,7 @@ describe('createVm', () => {
         createdAt: T0,
         limits: DEFAULT_VM_LIMITS,
         image: { reference: 'ubuntu:22.04', digest: null, command: 'none' },
+        region: 'fra',
       },
     );
     assert.deepEqual(f.store.getIntegration(ada.id, 'gh')?.attachments, ['vm:api']);
