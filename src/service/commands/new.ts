@@ -27,7 +27,7 @@ export const newCommand: ServiceCommand = {
   path: 'new',
   description: 'Create a VM (without --name: a random adjective-noun name)',
   usage:
-    'new [<name>] [--name N] [--tag T]... [--comment C] [--integration I]... [--env K=V]... [--setup-script S] [--cpu N] [--memory SIZE] [--disk SIZE] [--image REF [--command auto|none|CMD] [--registry-auth USER:PASS]] [--no-email]',
+    'new [<name>] [--name N] [--tag T]... [--env K=V]... [--setup-script S] [--cpu N] [--memory SIZE] [--disk SIZE] [--image REF [--command auto|none|CMD]] [flags]',
   flags: [
     { name: 'name', type: 'string', description: 'Name of the VM, a DNS label (default: random)' },
     {

@@ -94,6 +94,7 @@ describe('one server', () => {
           port: 8000,
           url: `http://web.localhost:${new URL(server.url).port}`,
           users: [],
+          links: [],
         },
       ],
     });
