@@ -5,7 +5,18 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'test-results/', '.bench-tmp/', '**/*.cjs', '**/*.mjs'] },
+  {
+    ignores: [
+      'dist/',
+      'dist.next/',
+      'dist.old/',
+      'node_modules/',
+      'test-results/',
+      '.bench-tmp/',
+      '**/*.cjs',
+      '**/*.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

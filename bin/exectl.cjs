@@ -5,7 +5,26 @@
 // be on before the bundle loads).
 'use strict';
 if (process.env.EXECTL_DEBUG === '1') process.setSourceMapsEnabled(true);
-const { main } = require('../dist/bundle/main.cjs');
+const { main } = loadBundle();
+
+// `npm run build` swaps a new build in with two renames (scripts/build.mjs): dist/ -> dist.old/,
+// then dist.next/ -> dist/. Started in the instant between them, this finds the old build in
+// dist.old/, or, if that is gone already, the new one in dist/.
+function loadBundle() {
+  const places = [
+    '../dist/bundle/main.cjs',
+    '../dist.old/bundle/main.cjs',
+    '../dist/bundle/main.cjs',
+  ];
+  for (const [i, place] of places.entries()) {
+    try {
+      return require(place);
+    } catch (err) {
+      const missing = err.code === 'MODULE_NOT_FOUND' && err.message.includes(place.slice(3));
+      if (!missing || i === places.length - 1) throw err;
+    }
+  }
+}
 
 // Exit as soon as main() is done and its output is out: main awaits everything it starts, and
 // letting Node wind its event loop down runs a garbage collection it scheduled, 3 to 5 ms of

@@ -15,7 +15,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
-const OUT = 'dist/bundle';
+// The build folder: dist/, or the folder scripts/build.mjs builds into before swapping it in.
+const DIST = process.env.EXECTL_BUILD_DIR ?? 'dist';
+
+const OUT = `${DIST}/bundle`;
 
 /**
  * commander requires node:child_process as it loads, only to start executable subcommands,
@@ -41,7 +44,7 @@ const commanderLoadsChildProcessWhenUsed = {
 const scratch = mkdtempSync(join(tmpdir(), 'exectl-bundle-'));
 try {
   const split = await build({
-    entryPoints: ['dist/cli/main.js'],
+    entryPoints: [`${DIST}/cli/main.js`],
     outdir: scratch,
     outExtension: { '.js': '.cjs' },
     bundle: true,

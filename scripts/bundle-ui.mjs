@@ -5,7 +5,10 @@
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
-const OUT = 'dist/ui';
+// The build folder: dist/, or the folder scripts/build.mjs builds into before swapping it in.
+const DIST = process.env.EXECTL_BUILD_DIR ?? 'dist';
+
+const OUT = `${DIST}/ui`;
 rmSync(OUT, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
 await build({

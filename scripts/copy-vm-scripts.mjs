@@ -6,9 +6,12 @@
 import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
+// The build folder: dist/, or the folder scripts/build.mjs builds into before swapping it in.
+const DIST = process.env.EXECTL_BUILD_DIR ?? 'dist';
+
 const FROM = 'src/service/vm/scripts';
 const names = readdirSync(FROM).filter((name) => /\.(sh|pl|nft|cjs)$/.test(name));
-for (const to of ['dist/service/vm/scripts', 'dist/bundle']) {
+for (const to of [`${DIST}/service/vm/scripts`, `${DIST}/bundle`]) {
   mkdirSync(to, { recursive: true });
   for (const name of names) copyFileSync(join(FROM, name), join(to, name));
 }

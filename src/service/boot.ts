@@ -14,6 +14,7 @@ import { SIGN_IN_PATH } from './commands/browser.js';
 import { createExecHandler } from './http/exec-handler.js';
 import { createHealthHandler } from './http/healthz.js';
 import { defaultConnectionLimits, openFileLimit } from './http/connection-caps.js';
+import { refuseBusyAddresses } from './http/busy-addresses.js';
 import { listenHttp, type HttpListener } from './http/http-server.js';
 import { RateLimiter } from './rules/rate-limit.js';
 import { FAILURES_PER_ADDRESS } from './http/failures-by-address.js';
@@ -80,6 +81,12 @@ export async function createService(
   const config: ServiceConfig = { ...givenConfig, log: history.tap(givenConfig.log) };
   // Held until the very end of close(): one server per data folder (SPEC §7).
   const lock = lockDataFolder(config.dataDir, 'stop that server or use another --data');
+  try {
+    await refuseBusyAddresses(config);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   let store: Store;
   try {
     store = openStore(join(config.dataDir, DATABASE_FILE));

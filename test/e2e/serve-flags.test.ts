@@ -3,6 +3,7 @@
 // owner comes from --owner, git or $USER, the keys from --authorized-key or ~/.ssh/*.pub.
 import assert from 'node:assert/strict';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { generateKey, mintWithShellRecipe, run, type GeneratedKey } from '../helpers/keys.js';
 import { createTempDir, type TempDir } from '../helpers/tmp.js';
@@ -22,6 +23,14 @@ after(async () => {
   await stopAll();
   await dir.remove();
 });
+
+/** A real listener on a free loopback port, standing for another program that holds it. */
+async function holdPort(): Promise<{ port: number; close: () => Promise<void> }> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { port, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
 
 const fingerprint = async (k: GeneratedKey) =>
   (await run('ssh-keygen', ['-lf', k.pubPath])).stdout.split(' ')[1]!;
@@ -173,10 +182,42 @@ describe('bad values: exit 2, one line, nothing started', () => {
     assertOneLineError(
       result,
       2,
-      `cannot listen on 127.0.0.1:${port}: EADDRINUSE — choose another address, or stop the process using this one`,
+      `cannot listen: 127.0.0.1:${port} (--listen) is in use — pass another port, e.g. --listen 127.0.0.1:0`,
     );
     assert.deepEqual(await readdir(tmp), []);
     await first.stop();
+  });
+
+  test('every busy port in one line, each with the flag that moves it', async () => {
+    // Real listeners hold the ports, as another program would.
+    const held = await Promise.all([0, 1, 2].map(() => holdPort()));
+    const [web, ssh, reflection] = held.map((h) => h.port);
+    try {
+      const result = await exectl(
+        [
+          'serve',
+          '--ephemeral',
+          '--runtime',
+          'process',
+          '--listen',
+          `127.0.0.1:${web}`,
+          '--ssh-listen',
+          `127.0.0.1:${ssh}`,
+          '--reflection-listen',
+          `127.0.0.1:${reflection}`,
+          '--smtp-listen',
+          'off',
+        ],
+        { home: dir.path, env: userEnv(dir.path) },
+      );
+      assertOneLineError(
+        result,
+        2,
+        `cannot listen: 127.0.0.1:${web} (--listen), 127.0.0.1:${ssh} (--ssh-listen) and 127.0.0.1:${reflection} (--reflection-listen) are in use — pass other ports, e.g. --listen 127.0.0.1:0`,
+      );
+    } finally {
+      await Promise.all(held.map((h) => h.close()));
+    }
   });
 });
 

@@ -3,7 +3,7 @@
 // so it starts a whole runtime in a child process under another uid.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chown, mkdir, readFile } from 'node:fs/promises';
+import { chown, mkdir, readFile, readlink } from 'node:fs/promises';
 import { allCapabilities } from './fixture.js';
 import { resolve } from 'node:path';
 import { createTempDir, type TempDir } from '../../helpers/tmp.js';
@@ -35,6 +35,7 @@ test('a non-root server runs isolated VMs as its own user', async (t) => {
     await runtime.create(vm, { setupScript: 'echo made > made.txt' });
     await runtime.exec(vm, 'id -u; hostname; cat made.txt; grep -E "^Cap(Eff|Bnd):" /proc/self/status; exectl --version', { onOutput: print });
     console.log((await stat(vm.diskDir + '/made.txt')).uid);
+    await runtime.exec(vm, 'mkdir /srv/site 2>/dev/null || echo no-srv; touch /usr/x 2>/dev/null || echo no-usr; chown 1 made.txt 2>/dev/null || echo no-chown; readlink /proc/self/ns/net', { onOutput: print });
     await runtime.exec(vm, 'setsid sleep 86401 > /dev/null 2>&1 &');
     await runtime.exec({ ...vm, name: 'renamed' }, 'hostname; ps -eo args= | grep -c "^sleep 86401"', { onOutput: print });
     console.log(JSON.stringify(await runtime.exec(vm, 'sleep 86402', { signal: AbortSignal.timeout(500) })));
@@ -51,7 +52,10 @@ test('a non-root server runs isolated VMs as its own user', async (t) => {
         kind: 'bwrap',
         mode: { kind: 'user' },
         warnings: [
-          'the server is not root: each VM has a single id, shares the host network, and has no limits (run as root for machine VMs)',
+          "the server is not root, so VMs share the host network: a server in a VM on 0.0.0.0:8000 listens on the host's port 8000",
+          'the server is not root, so system folders in VMs are read-only: no /srv, and apt-get cannot install',
+          'the server is not root, so each VM has a single id: chown fails, and rsync -a exits 23 (use rsync -rlt)',
+          'the server is not root, so VMs have no CPU, memory or process limits (run as root for machine VMs)',
         ],
       }),
       '0',
@@ -63,6 +67,12 @@ test('a non-root server runs isolated VMs as its own user', async (t) => {
       // The client, read-only on PATH: this very package.
       version,
       String(SERVER_UID),
+      // What the warnings name: system folders read-only, and no id to chown to.
+      'no-srv',
+      'no-usr',
+      'no-chown',
+      // The host's own network namespace: a VM's listener is the host's.
+      await readlink('/proc/self/ns/net'),
       'renamed',
       '1',
       '{"exitCode":137,"signal":"SIGKILL","aborted":true}',

@@ -67,6 +67,17 @@ export async function detectRuntime(
 }
 
 /**
+ * What a one-id sandbox lacks of a machine VM, each named at start so that a user meets none of
+ * them first as a puzzling failure (test/integration/vm/unprivileged-server.test.ts proves them).
+ */
+const USER_MODE_WARNINGS = [
+  "the server is not root, so VMs share the host network: a server in a VM on 0.0.0.0:8000 listens on the host's port 8000",
+  'the server is not root, so system folders in VMs are read-only: no /srv, and apt-get cannot install',
+  'the server is not root, so each VM has a single id: chown fails, and rsync -a exits 23 (use rsync -rlt)',
+  'the server is not root, so VMs have no CPU, memory or process limits (run as root for machine VMs)',
+];
+
+/**
  * How bwrap VMs run on this host: machines when the server is root (their tools found, the
  * cgroups detected and the run folder made), a one-id sandbox otherwise; or why they cannot.
  * `warnings` name the guarantees of SPEC §4 that this host cannot give.
@@ -77,10 +88,11 @@ export async function detectSandboxMode(
   if (!serverIsRoot()) {
     const tools = findBwrapTools();
     if ('missing' in tools) return { problem: `${tools.missing} was not found in ${DEFAULT_PATH}` };
-    const warnings = [
-      'the server is not root: each VM has a single id, shares the host network, and has no limits (run as root for machine VMs)',
-    ];
-    return { tools, mode: { kind: 'user', client: await clientMounts(machine.runDir) }, warnings };
+    return {
+      tools,
+      mode: { kind: 'user', client: await clientMounts(machine.runDir) },
+      warnings: [...USER_MODE_WARNINGS],
+    };
   }
   const tools = findMachineTools();
   if ('missing' in tools) return { problem: `${tools.missing} was not found in ${DEFAULT_PATH}` };
