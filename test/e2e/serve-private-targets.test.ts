@@ -35,8 +35,8 @@ test('by default a target on this host is refused with one 422 line', async () =
   assert.deepEqual(await addLocalTarget([]), {
     status: 422,
     body:
-      '{"error":"invalid target \\"http://localhost:9\\": it reaches a loopback, link-local or ' +
-      'unspecified address, or this host\'s own; exectl serve --allow-private-targets allows that"}\n',
+      '{"error":"invalid target \\"http://localhost:9\\": it reaches a loopback, link-local, ' +
+      'unspecified, multicast or broadcast address, or this host\'s own; exectl serve --allow-private-targets allows that"}\n',
   });
 });
 
