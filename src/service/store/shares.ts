@@ -14,7 +14,7 @@ export interface ShareStore {
   addShare(vmId: number, email: string): ShareRecord;
   /**
    * Unshares, and gives the VM a new reflection secret (the old URL answers 404).
-   * Conflict: `vm "web" is not shared with a@b.c`.
+   * Conflict: `share not found: vm "web" is not shared with a@b.c` (clients of the real service look for "not found").
    */
   removeShare(vmId: number, email: string): void;
   /** The VM's shares, oldest first. */
@@ -66,7 +66,10 @@ export function shareStore(ctx: StoreContext): ShareStore {
     removeShare: writeTransaction(ctx, (vmId: number, email: string) => {
       const name = requireVmName(vmId);
       if (remove.run(vmId, email).changes === 0) {
-        throw new StoreConflictError('not_found', `vm "${name}" is not shared with ${email}`);
+        throw new StoreConflictError(
+          'not_found',
+          `share not found: vm "${name}" is not shared with ${email}`,
+        );
       }
       rotate.ofVm(vmId);
     }),

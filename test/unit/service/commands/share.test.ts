@@ -68,7 +68,10 @@ test('share add/remove failures', async () => {
   const cases: [line: string, message: string][] = [
     ['share add api dan@example.com', 'vm "api" is already shared with dan@example.com'],
     ['share add api DAN@example.com', 'vm "api" is already shared with DAN@example.com'],
-    ['share remove api eve@example.com', 'vm "api" is not shared with eve@example.com'],
+    [
+      'share remove api eve@example.com',
+      'share not found: vm "api" is not shared with eve@example.com',
+    ],
     ['share add api not-an-email', 'invalid email "not-an-email"'],
     ['share add api "a b@c"', 'invalid email "a b@c"'],
     ['share add api ada@example.com', 'vm "api" is yours: share it with someone else'],

@@ -41,7 +41,7 @@ test('removeShare matches the email case-insensitively and refuses an absent sha
   );
   assert.throws(() => f.store.removeShare(web.id, 'zed@x.io'), {
     kind: 'not_found',
-    message: 'vm "web" is not shared with zed@x.io',
+    message: 'share not found: vm "web" is not shared with zed@x.io',
   });
 });
 
