@@ -96,8 +96,8 @@ export async function sendStream(
     held.length = 0;
   };
   /** Ends a held-back answer: its status and code as headers, the output, the same as trailers. */
-  const endHeld = (status: number, ending: Record<string, string>) => {
-    writeHead(exitInStatus ? status : 200, ending);
+  const endHeld = (status: number, ending: Record<string, string>, head = ending) => {
+    writeHead(exitInStatus ? status : 200, head);
     for (const chunk of held) res.write(chunk);
     res.addTrailers(ending);
     res.end();
@@ -131,7 +131,9 @@ export async function sendStream(
       // The status is already on the wire: the trailer is the only way left to say what happened.
       res.addTrailers(ending);
     } else {
-      status = endHeld(publicFailure(err).error.status, ending);
+      // A cut-off answer says the connection ends with it (see below); a timeout's need not.
+      const head = timedOut ? ending : { ...ending, Connection: 'close' };
+      status = endHeld(publicFailure(err).error.status, ending, head);
     }
     if (timedOut) {
       if (streaming) res.end();

@@ -54,6 +54,8 @@ const script = (): { line: string; as?: 'member' }[] => [
   { line: 'share remove web friend@example.com' },
   { line: 'share add-link web' },
   { line: 'share access allow web' },
+  { line: 'share receive-email web on' },
+  { line: 'set-region fra' },
   { line: 'share show web' },
   { line: 'team add member@example.com' },
   { line: 'team' },
@@ -92,7 +94,8 @@ before(async () => {
     '"share port","share set-public","share set-private","share add","share remove","team",' +
     '"team members","team add","team remove","integrations list","integrations add",' +
     '"integrations remove","integrations rename","integrations attach","integrations detach",' +
-    '"share add-link","share access","domain add","domain rm","domain ls","defaults read","defaults write","defaults delete"]}';
+    '"share add-link","share access","domain add","domain rm","domain ls","defaults read","defaults write","defaults delete",' +
+    '"share receive-email","set-region"]}';
   ownerToken = await svc.token(every);
   const memberKey = await svc.addAccount('member@example.com');
   memberToken = await svc.token('{"cmds":["team accept","team decline","team leave"]}', memberKey);

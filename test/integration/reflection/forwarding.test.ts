@@ -220,10 +220,12 @@ test('the secret header never shows: not in reflection, commands, or logs', asyn
     assert.ok(!text.includes('sk-proxy-secret'), text);
     assert.ok(!text.includes(API_KEY), text);
   }
+  // The real service's shape: an array, header names (never values) under `config`.
   const listed = JSON.parse((await h.execRaw('integrations list')).text) as {
-    integrations: { name: string; header_names: string[] }[];
-  };
-  assert.deepEqual(listed.integrations.find((i) => i.name === 'echo')?.header_names, [
+    name: string;
+    config: { header_names: string[] };
+  }[];
+  assert.deepEqual(listed.find((i) => i.name === 'echo')?.config.header_names, [
     'Authorization',
     'X-Api-Key',
   ]);

@@ -109,9 +109,7 @@ describe('by default', () => {
       assert.equal(r.status, 422, `${target}: ${r.text}`);
       assert.deepEqual(JSON.parse(r.text), { error: `invalid target "${shown}": ${REASON}` });
     }
-    const { integrations } = (await h.exec('integrations list')) as {
-      integrations: { name: string }[];
-    };
+    const integrations = (await h.exec('integrations list')) as { name: string }[];
     assert.deepEqual(
       integrations.map((i) => i.name),
       ['reflection'],
