@@ -128,8 +128,8 @@ export function withVmAddresses<M extends VmMachines>(
       await machines.create(vm, signal);
       await addresses.add(vm.id);
     },
-    async createInBackground(vm, signal, waitUntil) {
-      const made = await machines.createInBackground(vm, signal, waitUntil);
+    async createInBackground(vm, signal, waitUntil, credentials) {
+      const made = await machines.createInBackground(vm, signal, waitUntil, credentials);
       await addresses.add(vm.id);
       return made;
     },
