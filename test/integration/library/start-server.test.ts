@@ -294,7 +294,7 @@ test('stop leaves no process, port or folder behind', async () => {
   assert.equal(processesRunning(sleeper).length, 1, 'the background process runs');
   const urls = [server.url, server.reflectionUrl, `http://127.0.0.1:${server.sshPort}`];
   // The VMs' run folder (sockets, the client's bin) lives in the temporary folder, recorded in
-  // the data folder (src/service/vm/run-folder.ts): there while the server runs.
+  // the data folder (src/service/vm/fleet/run-folder.ts): there while the server runs.
   const runDir = readFileSync(join(server.dataDir, 'run-folder'), 'utf8').trim();
   assert.ok(runDir.startsWith(join(tmpdir(), 'exectl-run-')) && existsSync(runDir), runDir);
   const folders = [server.dataDir, join(server.ownerKey.privateKeyPath, '..'), runDir];

@@ -115,8 +115,8 @@ describe('a VM stopped while cp copies its disk leaves nothing frozen or attache
     const data = dir.join('killed');
     const module = (path: string) => JSON.stringify(resolve(path));
     const script = `
-      import { createRuntime } from ${module('src/service/vm/create-runtime.ts')};
-      import { detectSandboxMode } from ${module('src/service/vm/detect-runtime.ts')};
+      import { createRuntime } from ${module('src/service/vm/runtime-choice/create-runtime.ts')};
+      import { detectSandboxMode } from ${module('src/service/vm/runtime-choice/detect-runtime.ts')};
       import { newRunDir } from ${module('test/integration/vm/fixture.ts')};
       const runDir = newRunDir();
       const found = await detectSandboxMode({ runDir, inbound: () => [] });
