@@ -122,6 +122,10 @@ export async function sendStream(
     }));
   } catch (err) {
     const timedOut = err instanceof ExectlError && err.code === 'timeout';
+    // Refused before it ran (a paused VM, one being removed): nothing is on the wire yet and
+    // there is no exit code to tell, so the error funnel answers it as any command's refusal.
+    const refused = !timedOut && publicFailure(err).error.status < 500;
+    if (refused && !streaming && held.length === 0) throw err;
     const ending = Object.assign(exit(timedOut ? STREAMED_TIMEOUT_EXIT : STREAMED_CUT_OFF_EXIT), {
       // Says why, so a client can tell a timeout from a program that exited 124 itself.
       'X-Exec-Error': timedOut ? err.message : 'cut off by the server',

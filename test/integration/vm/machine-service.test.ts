@@ -125,6 +125,8 @@ describe('machine VMs through the service (as root)', () => {
     assert.deepEqual(Object.keys(stat), [
       'vm_name',
       'status',
+      'image',
+      'image_digest',
       'created_at',
       'booted_at',
       'limits',
