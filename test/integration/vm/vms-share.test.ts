@@ -81,8 +81,11 @@ describe('machine VMs: fork bombs in several VMs stay within the parent’s shar
       parent!.host instanceof V1Cgroups ? parent!.host.parents.pids : parent!.dirs[0]!,
       'pids.current',
     );
+    // Every VM boots, and every bomb is armed, before any forks: a VM booted once the parent is
+    // full could not start its own launcher (a loaded run saw bomb2's fail with "Cannot fork").
+    for (const vm of vms) assert.equal((await runtime!.exec(vm, 'true', {})).exitCode, 0);
     const bomb =
-      `setsid sh -c 'i=0; while [ $i -lt ${FORKS_EACH} ]; do sleep 600 & i=$((i+1)); done; wait'` +
+      `setsid sh -c 'sleep 10; i=0; while [ $i -lt ${FORKS_EACH} ]; do sleep 600 & i=$((i+1)); done; wait'` +
       ' > /dev/null 2>&1 &';
     for (const vm of vms) {
       const ran = await runtime!.exec(vm, bomb, {});
