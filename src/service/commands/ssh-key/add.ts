@@ -22,7 +22,7 @@ interface SshKeyAddData {
 export const sshKeyAddCommand: ServiceCommand = {
   path: 'ssh-key add',
   description:
-    "Register an SSH public key on your account (default name: the key's comment, else key-N)",
+    "Register an SSH public key on your account (default name: the key's comment, else key-N; over SSH without the key: read from stdin)",
   usage: 'ssh-key add [--name N] [<public-key>]',
   flags: [
     {
@@ -35,7 +35,6 @@ export const sshKeyAddCommand: ServiceCommand = {
   examples: [
     'ssh-key add --name laptop ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI... me@laptop',
     "ssh-key add 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI... me@laptop'",
-    'cat ~/.ssh/id_ed25519.pub | ssh <host> ssh-key add',
   ],
   mutates: true,
   async run(ctx, input) {
